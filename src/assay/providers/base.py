@@ -1,0 +1,111 @@
+"""The one provider interface. Every adapter (simulated and replay included) implements it.
+
+``Provider.complete`` sends at most one request and never raises for an expected failure:
+refusals, HTTP errors, transport faults, malformed bodies and identity mismatches are
+returned as a ``ProviderResult`` whose ``status``/``reason`` say what happened and whose
+``halt`` says whether budget admission must stop. Only programming errors raise.
+
+A request carries the rendered prompt and nothing else from the experiment: no task id,
+arm, family, test vector or reference ever reaches a provider.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, Protocol
+
+from pydantic import Field
+
+from assay.records import ExecutionStatus, Frozen
+
+ProviderKind = Literal["simulated", "replay", "openrouter", "openai-compatible", "azure-openai"]
+
+
+class PriceCaps(Frozen):
+    """USD per million tokens; the most the route may charge."""
+
+    prompt: float = Field(ge=0)
+    completion: float = Field(ge=0)
+
+
+class ModelProfile(Frozen):
+    """A model as ``params.yaml: models`` declares it."""
+
+    provider: ProviderKind
+    model: str
+    provider_pin: str | None = None
+    """The one upstream provider slug a router may use (OpenRouter ``provider.only``)."""
+    aliases: tuple[str, ...] = ()
+    """Other model names a response may carry for the same model (dated canonical slugs)."""
+    price_caps: PriceCaps = PriceCaps(prompt=0, completion=0)
+    context_tokens: int = Field(default=200_000, gt=0)
+    max_output_tokens: int = Field(default=2_048, gt=0)
+    request_bytes_cap: int | None = Field(default=None, gt=0)
+    temperature: float = 0.0
+    reservation_usd: float | None = Field(default=None, ge=0)
+    """Per-request reservation; defaults to the worst case at the price caps."""
+    ceiling_usd: float = Field(default=0.0, ge=0)
+    base_url: str | None = None
+    api_key_env: str | None = None
+    api_version: str | None = None
+    deployment: str | None = None
+    timeout_seconds: float = Field(default=120.0, gt=0)
+    max_response_bytes: int = Field(default=4 * 1024 * 1024, gt=0)
+    # simulated models only
+    follow_rate: float = Field(default=0.8, ge=0, le=1)
+    seed: int = 0
+    behaviour: Literal["follower", "reuser", "duplicator"] = "follower"
+    # replay only
+    replay_ledger: str | None = None
+
+    @property
+    def worst_case_usd(self) -> float:
+        """Full context plus maximum output at the price caps."""
+        return (
+            self.context_tokens * self.price_caps.prompt
+            + self.max_output_tokens * self.price_caps.completion
+        ) / 1_000_000
+
+    @property
+    def reservation(self) -> float:
+        return self.reservation_usd if self.reservation_usd is not None else self.worst_case_usd
+
+    @property
+    def is_free(self) -> bool:
+        """Simulated, replay, or an endpoint priced at zero: needs no authorization."""
+        if self.provider in ("simulated", "replay"):
+            return True
+        return self.price_caps.prompt == 0 and self.price_caps.completion == 0
+
+
+class ProviderRequest(Frozen):
+    cell_id: str
+    prompt: str
+    """The rendered prompt: the only experiment content a provider receives."""
+
+
+class Usage(Frozen):
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+
+
+class ProviderResult(Frozen):
+    status: ExecutionStatus
+    reason: str | None = None
+    """Machine-readable cause for anything but ``completed`` (``http-429``, ``read-timeout`` …)."""
+    halt: bool = False
+    """True when admission must stop: any failure whose no-charge status is not proven."""
+    text: str | None = None
+    raw: bytes = b""
+    """The response body as received (stored content-addressed by the ledger)."""
+    usage: Usage = Usage()
+    cost_usd: float | None = None
+    """Provider-reported cost; ``None`` when the provider reports none."""
+    generation_id: str | None = None
+    served_model: str | None = None
+    served_provider: str | None = None
+    no_charge_proven: bool = False
+    latency_seconds: float = 0.0
+
+
+class Provider(Protocol):
+    def complete(self, request: ProviderRequest) -> ProviderResult: ...

@@ -1,0 +1,62 @@
+"""Frozen records and the closed vocabularies every stage shares.
+
+Records are pydantic models that cannot be mutated and reject unknown fields. Vocabularies
+are ``Literal`` types, so a typo in a verdict or a status is a validation error, not a new
+category.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+SCHEMA_VERSION = 1
+
+Verdict = Literal["reused", "mixed", "duplicated", "ambiguous", "rejected"]
+"""Structural verdicts. ``ambiguous`` (the seed's AmbiguousStructure) and ``rejected`` are
+missing evidence for the primary comparison."""
+
+ORDINAL_VERDICTS: tuple[Verdict, ...] = ("duplicated", "mixed", "reused")
+"""The primary outcome's ordinal scale, lowest first."""
+
+CorrectnessStatus = Literal["correct", "incorrect", "evaluator-failure", "skipped"]
+"""Correctness outcomes. ``evaluator-failure`` is missing evidence; ``skipped`` means the
+scenario declares no correctness run for the arm."""
+
+ORDINAL_CORRECTNESS: tuple[str, ...] = ("incorrect", "correct")
+
+ExecutionStatus = Literal[
+    "completed",  # the provider answered with a completion
+    "provider-error",  # the provider failed; ``halt`` says whether admission stopped
+    "identity-mismatch",  # served by another provider or model than the plan pins
+    "budget-halted",  # never sent: admission was halted or the ceiling was reached
+    "interrupted",  # an intent was written but no outcome: the process died mid-request
+    "not-run",  # never attempted (a paid run that ended before reaching it)
+    "excluded",  # excluded by the plan (for example over the request size cap)
+]
+
+Family = Literal[
+    "cosmetic",
+    "architectural",
+    "semantic",
+    "route-view",
+    "domain-rule",
+    "cross-module",
+    "jig-llm",
+    "jig-feedback",
+    "scout-platforms",
+]
+
+SandboxProfile = Literal["standard", "large", "skip"]
+"""How an arm's correctness runs: ``standard`` (1 MiB /tmp, 5 s), ``large`` (4 MiB /tmp,
+15 s) or ``skip`` (the scenario declares no correctness run for it)."""
+
+JsonValue = Any
+"""A value that survives a JSON round trip unchanged (test inputs and expected values)."""
+
+
+class Frozen(BaseModel):
+    """Base of every record: immutable, no unknown fields."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
