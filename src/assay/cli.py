@@ -1,0 +1,53 @@
+"""The ``assay`` command: a thin dispatcher over ``assay.commands``.
+
+Each command module exposes ``register(subparsers)`` which adds its parser and sets
+``handler`` (a function taking the parsed namespace and returning an exit code). Bad
+arguments exit 2 with a message, as argparse does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+COMMAND_MODULES = (
+    "assay.commands.score_structure",
+    "assay.commands.sign_test",
+    "assay.commands.pipeline",
+    "assay.commands.sandbox_run",
+    "assay.commands.check_provider",
+    "assay.commands.measure",
+)
+
+
+class UsageError(Exception):
+    """A bad argument or unreadable input: printed as ``assay: error: …`` with exit 2."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="assay", description=__doc__.splitlines()[0])
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name == name:  # command not built yet
+                continue
+            raise
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.handler(args))
+    except UsageError as exc:
+        parser.exit(2, f"assay: error: {exc}\n")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
