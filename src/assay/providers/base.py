@@ -36,6 +36,9 @@ class ModelProfile(Frozen):
     """The one upstream provider slug a router may use (OpenRouter ``provider.only``)."""
     aliases: tuple[str, ...] = ()
     """Other model names a response may carry for the same model (dated canonical slugs)."""
+    provider_aliases: tuple[str, ...] = ()
+    """Other names a response may give the pinned provider (OpenRouter reports display names
+    such as ``Amazon Bedrock`` for the slug ``amazon-bedrock``)."""
     price_caps: PriceCaps = PriceCaps(prompt=0, completion=0)
     context_tokens: int = Field(default=200_000, gt=0)
     max_output_tokens: int = Field(default=2_048, gt=0)
@@ -49,6 +52,8 @@ class ModelProfile(Frozen):
     api_version: str | None = None
     deployment: str | None = None
     timeout_seconds: float = Field(default=120.0, gt=0)
+    """Read timeout: the longest silence allowed while waiting for or reading the response."""
+    connect_timeout_seconds: float = Field(default=10.0, gt=0)
     max_response_bytes: int = Field(default=4 * 1024 * 1024, gt=0)
     # simulated models only
     follow_rate: float = Field(default=0.8, ge=0, le=1)
@@ -103,6 +108,9 @@ class ProviderResult(Frozen):
     generation_id: str | None = None
     served_model: str | None = None
     served_provider: str | None = None
+    finish_reason: str | None = None
+    detail: str | None = None
+    """Human-readable cause (the provider's error message, shortened; never headers or keys)."""
     no_charge_proven: bool = False
     latency_seconds: float = 0.0
 
