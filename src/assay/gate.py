@@ -1,0 +1,254 @@
+"""The source gate: the seed's restriction on generated source, applied before any evaluator.
+
+A candidate module may hold an optional leading docstring, import statements, and exactly one
+undecorated ``def implement``. Imports cannot replace the repository helper. A refusal is a
+value (``GateResult(accepted=False, reason=...)``); :func:`check_source` never raises, whatever
+bytes it is given.
+
+Refusal reasons, checked in this order (module statements in source order; the first
+offending statement decides):
+
+=======================  ==================================================================
+``not-utf8``             bytes that are not UTF-8 (a UTF-8 BOM is allowed), or text with
+                         lone surrogates
+``syntax-error``         the text does not parse (null bytes included)
+``too-complex``          the syntax tree nests deeper than :data:`MAX_DEPTH` (or the parser
+                         gave up on it)
+``module-statement``     a module-level statement that is neither the leading docstring, an
+                         import nor a definition
+``star-import``          ``from m import *``: it could bind the helper's name invisibly
+``helper-replaced``      a module-level import binds the helper's name to something other
+                         than the helper (see :func:`import_replaces_helper`)
+``extra-definition``     a definition other than ``implement``, or a second ``implement``
+``async-implement``      ``implement`` is ``async def``
+``decorated``            ``implement`` has decorators
+``unsupported-annotation``  policy ``simple`` and an annotation inside ``implement`` that is
+                         not a bare name, a dotted name, a string or ``None``
+``no-implement``         no ``def implement`` at all
+=======================  ==================================================================
+
+The helper's origin decides what "replacing" means. With ``helper_module=None`` the helper is
+defined in the target file the candidate is appended to, so any module-level import binding its
+name replaces it. With ``helper_module="pkg.mod"`` the name may only be bound by
+``from pkg.mod import helper``; binding it from any other module (relative imports included)
+replaces it, while an exact import under another name (``as h``) binds ``h`` and is fine.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Literal
+
+from assay.records import Frozen
+
+AnnotationPolicy = Literal["simple", "any"]
+
+GateRefusal = Literal[
+    "not-utf8",
+    "syntax-error",
+    "too-complex",
+    "module-statement",
+    "star-import",
+    "helper-replaced",
+    "extra-definition",
+    "async-implement",
+    "decorated",
+    "unsupported-annotation",
+    "no-implement",
+]
+
+IMPLEMENT = "implement"
+MAX_DEPTH = 100
+"""Deepest syntax-tree nesting accepted; real functions stay far below it, and it keeps every
+recursive evaluator walk well inside Python's recursion limit."""
+
+_BOM = b"\xef\xbb\xbf"
+
+
+class GateResult(Frozen):
+    accepted: bool
+    reason: GateRefusal | None = None
+
+
+ACCEPTED = GateResult(accepted=True)
+
+
+@dataclass(frozen=True, slots=True)
+class Admission:
+    """The gate's verdict plus, when accepted, the parsed module and its ``implement``."""
+
+    result: GateResult
+    tree: ast.Module | None = None
+    implement: ast.FunctionDef | None = None
+
+
+def _refused(reason: GateRefusal) -> Admission:
+    return Admission(result=GateResult(accepted=False, reason=reason))
+
+
+def decode_source(source: str | bytes) -> str | None:
+    """The source as text, or ``None`` when it is not valid UTF-8."""
+    if isinstance(source, str):
+        try:
+            source.encode("utf-8")
+        except UnicodeEncodeError:
+            return None
+        return source
+    raw = bytes(source)
+    if raw.startswith(_BOM):
+        raw = raw[len(_BOM) :]
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def parse_module(text: str) -> ast.Module | GateRefusal:
+    """Parse text into a module, or the refusal reason when it cannot be parsed."""
+    try:
+        tree = ast.parse(text, filename="<candidate>", type_comments=False)
+    except (SyntaxError, ValueError):
+        return "syntax-error"
+    except (RecursionError, MemoryError, OverflowError):
+        return "too-complex"
+    if tree_depth(tree) > MAX_DEPTH:
+        return "too-complex"
+    return tree
+
+
+def tree_depth(tree: ast.AST) -> int:
+    """Deepest nesting of the tree, computed without recursion."""
+    deepest = 0
+    stack: list[tuple[ast.AST, int]] = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return deepest
+
+
+def is_docstring(statement: ast.stmt) -> bool:
+    return (
+        isinstance(statement, ast.Expr)
+        and isinstance(statement.value, ast.Constant)
+        and isinstance(statement.value.value, str)
+    )
+
+
+def bound_name(alias: ast.alias) -> str:
+    """The name an import alias binds: ``import a.b`` binds ``a``; ``as x`` binds ``x``."""
+    return alias.asname or alias.name.split(".")[0]
+
+
+def imported_module(statement: ast.ImportFrom) -> str:
+    """The module of a from-import, relative ones keeping their leading dots."""
+    return "." * statement.level + (statement.module or "")
+
+
+def import_replaces_helper(
+    statement: ast.Import | ast.ImportFrom, helper: str, helper_module: str | None
+) -> bool:
+    """True when the import binds the helper's name to anything but the repository helper."""
+    for alias in statement.names:
+        if bound_name(alias) != helper:
+            continue
+        exact = (
+            helper_module is not None
+            and isinstance(statement, ast.ImportFrom)
+            and imported_module(statement) == helper_module
+            and alias.name == helper
+        )
+        if not exact:
+            return True
+    return False
+
+
+def is_simple_annotation(annotation: ast.expr) -> bool:
+    """A bare name, a dotted name, a string constant or ``None``."""
+    node = annotation
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    if isinstance(node, ast.Name):
+        return True
+    return node is annotation and isinstance(node, ast.Constant) and (
+        node.value is None or isinstance(node.value, str)
+    )
+
+
+def annotations_within(function: ast.FunctionDef) -> Iterator[ast.expr]:
+    """Every annotation in the function: its signature, nested signatures, annotated names."""
+    for node in ast.walk(function):
+        if isinstance(node, ast.arg) and node.annotation is not None:
+            yield node.annotation
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.returns is not None:
+            yield node.returns
+        elif isinstance(node, ast.AnnAssign):
+            yield node.annotation
+
+
+def module_refusal(
+    tree: ast.Module, helper: str, helper_module: str | None
+) -> GateRefusal | ast.FunctionDef:
+    """Check the module's statements in order; the single ``implement`` or the first refusal."""
+    implement: ast.FunctionDef | None = None
+    for index, statement in enumerate(tree.body):
+        if index == 0 and is_docstring(statement):
+            continue
+        if isinstance(statement, ast.ImportFrom) and any(a.name == "*" for a in statement.names):
+            return "star-import"
+        if isinstance(statement, (ast.Import, ast.ImportFrom)):
+            if import_replaces_helper(statement, helper, helper_module):
+                return "helper-replaced"
+            continue
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if statement.name != IMPLEMENT or implement is not None:
+                return "extra-definition"
+            if isinstance(statement, ast.ClassDef):
+                return "extra-definition"
+            if isinstance(statement, ast.AsyncFunctionDef):
+                return "async-implement"
+            if statement.decorator_list:
+                return "decorated"
+            implement = statement
+            continue
+        return "module-statement"
+    if implement is None:
+        return "no-implement"
+    return implement
+
+
+def admit(
+    source: str | bytes,
+    *,
+    helper: str,
+    helper_module: str | None,
+    annotations: AnnotationPolicy = "any",
+) -> Admission:
+    """Decode, parse and check a candidate; the parsed tree comes back when it is accepted."""
+    text = decode_source(source)
+    if text is None:
+        return _refused("not-utf8")
+    parsed = parse_module(text)
+    if isinstance(parsed, str):
+        return _refused(parsed)
+    checked = module_refusal(parsed, helper, helper_module)
+    if isinstance(checked, str):
+        return _refused(checked)
+    if annotations == "simple" and not all(
+        is_simple_annotation(a) for a in annotations_within(checked)
+    ):
+        return _refused("unsupported-annotation")
+    return Admission(result=ACCEPTED, tree=parsed, implement=checked)
+
+
+def check_source(
+    source: str | bytes,
+    *,
+    helper: str,
+    helper_module: str | None,
+    annotations: AnnotationPolicy = "any",
+) -> GateResult:
+    """Accept or refuse a candidate module under the seed's source restriction."""
+    return admit(source, helper=helper, helper_module=helper_module, annotations=annotations).result

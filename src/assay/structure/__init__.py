@@ -1,0 +1,97 @@
+"""The structural evaluator: did ``implement`` reuse the repository helper?
+
+``score(source, helper=…, helper_module=…, primitives=…, version=…)`` gates the candidate
+(:mod:`assay.gate`), then applies the version's rules (:mod:`assay.structure.rules`) and returns
+a :class:`StructuralResult`: one verdict and a short machine-readable reason. It never raises on
+any source; an unknown version or a malformed primitive is a caller error (``ValueError``).
+
+Verdicts and reasons:
+
+============  =================================================================================
+reused        ``helper-call``: the helper is called in a statement that runs whenever control
+              reaches it
+mixed         ``helper-and-primitive``: as reused, and a primitive is called anywhere
+duplicated    ``primitive-only``: the helper is never named, a primitive is called
+ambiguous     ``not-single-return`` (v4), ``local-rebinding``, ``helper-in-branch``,
+              ``helper-in-loop``, ``helper-in-lambda``, ``helper-in-comprehension``,
+              ``helper-in-short-circuit``, ``helper-in-nested-function``, ``helper-in-handler``,
+              ``helper-in-assert``, ``helper-in-annotation``, ``helper-in-signature``,
+              ``helper-unreachable``, ``unrecognized-guard`` (v4, v5),
+              ``same-name-other-module`` (v6+), ``helper-not-called``,
+              ``no-helper-no-primitive``
+rejected      the gate's refusal reason (``syntax-error``, ``module-statement``, …)
+============  =================================================================================
+
+The versions and their differences are in one table: :mod:`assay.structure.versions`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from assay.gate import GateRefusal, admit
+from assay.records import Frozen, Verdict
+from assay.structure.calls import HelperSpec, parse_primitives
+from assay.structure.names import build_scope, local_bindings
+from assay.structure.positions import PositionReason, call_positions
+from assay.structure.rules import Candidate, CallSite, RuleReason, decide
+from assay.structure.versions import (
+    DEFAULT_VERSION,
+    EVALUATOR_VERSIONS,
+    EvaluatorVersion,
+    evaluator_version,
+)
+
+__all__ = [
+    "DEFAULT_VERSION",
+    "EVALUATOR_VERSIONS",
+    "EvaluatorVersion",
+    "StructuralReason",
+    "StructuralResult",
+    "score",
+]
+
+StructuralReason = RuleReason | PositionReason | GateRefusal
+
+
+class StructuralResult(Frozen):
+    verdict: Verdict
+    reason: StructuralReason
+    evaluator_version: int
+
+
+def score(
+    source: str | bytes,
+    *,
+    helper: str,
+    helper_module: str | None,
+    primitives: Sequence[str],
+    version: int = DEFAULT_VERSION,
+) -> StructuralResult:
+    """The structural verdict of one candidate source under one evaluator version."""
+    spec = evaluator_version(version)
+    declared = parse_primitives(tuple(primitives))
+    admission = admit(
+        source, helper=helper, helper_module=helper_module, annotations=spec.annotations
+    )
+    if admission.tree is None or admission.implement is None:
+        refusal = admission.result.reason or "syntax-error"
+        return StructuralResult(verdict="rejected", reason=refusal, evaluator_version=version)
+    implement = admission.implement
+    bindings = local_bindings(implement)
+    scope = build_scope(admission.tree, implement, bindings)
+    sites = tuple(
+        CallSite(call=call, callee=scope.resolve(call.func), position=position)
+        for call, position in call_positions(implement, spec.guards_before_helper)
+    )
+    candidate = Candidate(
+        implement=implement,
+        scope=scope,
+        bindings=bindings,
+        sites=sites,
+        helper=HelperSpec(name=helper, module=helper_module),
+        primitives=declared,
+        version=spec,
+    )
+    verdict, reason = decide(candidate)
+    return StructuralResult(verdict=verdict, reason=reason, evaluator_version=version)

@@ -1,0 +1,215 @@
+"""Where each call inside ``implement`` sits: unconditionally evaluated, or why not.
+
+A call is *unconditional* when it is evaluated whenever control reaches the statement holding
+it, and that statement runs whenever control reaches it: a statement at the top level of
+``implement``'s body, or in the body of a top-level ``try``/``with`` (recursively), before
+anything that always ends the function. Inside such a statement the call must itself be
+evaluated unconditionally: the test of an ``if``/``while``, the iterable of a ``for``, the
+context of a ``with``, the subject of a ``match``, the first operand of ``and``/``or``, the
+first two operands of a comparison chain, the first iterable of a comprehension, the defaults of
+a lambda or nested definition. Every other call gets the reason it is conditional; the outermost
+reason wins.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+PositionReason = Literal[
+    "helper-in-branch",
+    "helper-in-loop",
+    "helper-in-lambda",
+    "helper-in-comprehension",
+    "helper-in-short-circuit",
+    "helper-in-nested-function",
+    "helper-in-handler",
+    "helper-in-assert",
+    "helper-in-annotation",
+    "helper-in-signature",
+    "helper-unreachable",
+    "unrecognized-guard",
+]
+Position = PositionReason | None
+"""``None`` means unconditional."""
+
+GuardPolicy = Literal["flat", "any"]
+
+_CONTROL_FLOW = (
+    ast.If,
+    ast.For,
+    ast.AsyncFor,
+    ast.While,
+    ast.Try,
+    ast.TryStar,
+    ast.With,
+    ast.AsyncWith,
+    ast.Match,
+)
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def always_exits(statement: ast.stmt) -> bool:
+    """True when the statement ends the function on every path (return or raise)."""
+    if isinstance(statement, (ast.Return, ast.Raise)):
+        return True
+    if isinstance(statement, ast.If):
+        return block_exits(statement.body) and block_exits(statement.orelse)
+    if isinstance(statement, (ast.With, ast.AsyncWith)):
+        return block_exits(statement.body)
+    if isinstance(statement, (ast.Try, ast.TryStar)):
+        normal = block_exits(statement.body) or block_exits(statement.orelse)
+        handled = all(block_exits(handler.body) for handler in statement.handlers)
+        return (normal and handled) or block_exits(statement.finalbody)
+    return False
+
+
+def block_exits(statements: Sequence[ast.stmt]) -> bool:
+    return any(always_exits(statement) for statement in statements)
+
+
+def is_flat_guard(statement: ast.stmt) -> bool:
+    """``if <test>:`` without ``else`` whose body only returns or raises (v5's guard)."""
+    return (
+        isinstance(statement, ast.If)
+        and not statement.orelse
+        and all(isinstance(s, (ast.Return, ast.Raise)) for s in statement.body)
+    )
+
+
+@dataclass
+class _Walker:
+    guards: GuardPolicy
+    sites: list[tuple[ast.Call, Position]] = field(default_factory=list)
+
+    def conditional(self, node: ast.AST | None, reason: PositionReason) -> None:
+        if node is None:
+            return
+        for inner in ast.walk(node):
+            if isinstance(inner, ast.Call):
+                self.sites.append((inner, reason))
+
+    def conditionals(self, nodes: Sequence[ast.AST | None], reason: PositionReason) -> None:
+        for node in nodes:
+            self.conditional(node, reason)
+
+    def expression(self, node: ast.AST | None) -> None:
+        """Walk a node evaluated unconditionally, classifying the calls inside it."""
+        if node is None:
+            return
+        if isinstance(node, ast.Call):
+            self.sites.append((node, None))
+        elif isinstance(node, ast.BoolOp):
+            self.expression(node.values[0])
+            self.conditionals(node.values[1:], "helper-in-short-circuit")
+            return
+        elif isinstance(node, ast.Compare):
+            self.expression(node.left)
+            self.expression(node.comparators[0])
+            self.conditionals(node.comparators[1:], "helper-in-short-circuit")
+            return
+        elif isinstance(node, ast.IfExp):
+            self.expression(node.test)
+            self.conditionals([node.body, node.orelse], "helper-in-branch")
+            return
+        elif isinstance(node, ast.Lambda):
+            self.expressions([*node.args.defaults, *node.args.kw_defaults])
+            self.conditional(node.body, "helper-in-lambda")
+            return
+        elif isinstance(node, _COMPREHENSIONS):
+            first, *rest = node.generators
+            self.expression(first.iter)
+            elements = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
+            self.conditionals(
+                [*elements, first.target, *first.ifs, *rest], "helper-in-comprehension"
+            )
+            return
+        self.expressions(list(ast.iter_child_nodes(node)))
+
+    def expressions(self, nodes: Sequence[ast.AST | None]) -> None:
+        for node in nodes:
+            self.expression(node)
+
+    def body(self, statements: Sequence[ast.stmt], reason: Position) -> None:
+        """Walk a statement sequence on the unconditional spine, tracking what blocks it."""
+        blocked = reason
+        for statement in statements:
+            self.statement(statement, blocked)
+            if blocked in (None, "unrecognized-guard") and always_exits(statement):
+                blocked = "helper-unreachable"
+            elif (
+                blocked is None
+                and self.guards == "flat"
+                and isinstance(statement, _CONTROL_FLOW)
+                and not is_flat_guard(statement)
+            ):
+                blocked = "unrecognized-guard"
+
+    def statement(self, node: ast.stmt, reason: Position) -> None:
+        if reason is not None:
+            self.conditional(node, reason)
+        elif isinstance(node, ast.If):
+            self.expression(node.test)
+            self.conditionals([*node.body, *node.orelse], "helper-in-branch")
+        elif isinstance(node, (ast.For, ast.AsyncFor)):
+            self.expression(node.iter)
+            self.conditionals([node.target, *node.body, *node.orelse], "helper-in-loop")
+        elif isinstance(node, ast.While):
+            self.expression(node.test)
+            self.conditionals([*node.body, *node.orelse], "helper-in-loop")
+        elif isinstance(node, (ast.Try, ast.TryStar)):
+            self.body(node.body, None)
+            self.conditionals(
+                [*node.handlers, *node.orelse, *node.finalbody], "helper-in-handler"
+            )
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
+            for item in node.items:
+                self.expressions([item.context_expr, item.optional_vars])
+            self.body(node.body, None)
+        elif isinstance(node, ast.Match):
+            self.expression(node.subject)
+            self.conditionals(node.cases, "helper-in-branch")
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            self.expressions([*node.decorator_list, *node.args.defaults, *node.args.kw_defaults])
+            self.conditionals([*node.body, node.returns], "helper-in-nested-function")
+            self.conditionals(_argument_annotations(node.args), "helper-in-nested-function")
+        elif isinstance(node, ast.ClassDef):
+            self.expressions([*node.decorator_list, *node.bases, *node.keywords])
+            self.conditionals(node.body, "helper-in-nested-function")
+        elif isinstance(node, ast.Assert):
+            self.conditionals([node.test, node.msg], "helper-in-assert")
+        elif isinstance(node, ast.AnnAssign):
+            self.expressions([node.target, node.value])
+            self.conditional(node.annotation, "helper-in-annotation")
+        else:
+            self.expressions(list(ast.iter_child_nodes(node)))
+
+
+def _argument_annotations(arguments: ast.arguments) -> list[ast.expr | None]:
+    every = [
+        *arguments.posonlyargs,
+        *arguments.args,
+        *arguments.kwonlyargs,
+        arguments.vararg,
+        arguments.kwarg,
+    ]
+    return [a.annotation for a in every if a is not None]
+
+
+def call_positions(
+    function: ast.FunctionDef, guards: GuardPolicy
+) -> list[tuple[ast.Call, Position]]:
+    """Every call in the function (signature included) with its position, in walk order."""
+    walker = _Walker(guards=guards)
+    walker.body(function.body, None)
+    signature = [
+        *function.args.defaults,
+        *function.args.kw_defaults,
+        *_argument_annotations(function.args),
+        function.returns,
+        *function.decorator_list,
+    ]
+    walker.conditionals(signature, "helper-in-signature")
+    return walker.sites
