@@ -1,0 +1,280 @@
+"""The chat-completions call every real adapter shares; adapters override a few hooks.
+
+``complete`` sends one request and reads the answer in a fixed order, the first finding wins:
+
+1. transport failure (``http.exchange``)      5. a choice with ``finish_reason: "error"``
+2. non-200 status                                 or its own ``error``
+3. body not JSON / cut short / wrong shape     6. identity (model, pinned provider)
+4. a top-level ``error`` (HTTP 200 included)   7. content-filter error, filtered completion
+                                                8. empty completion
+                                                9. cost not reported (adapters that report it)
+
+The finding goes through ``outcomes.decide``; a provable failure with a generation id first
+asks the adapter's ``prove_no_charge`` hook (OpenRouter's free generation lookup). The API key
+is removed from every string and byte of the result before it leaves the adapter.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+
+from assay.providers.base import ModelProfile, ProviderRequest, ProviderResult, Usage
+from assay.providers.http import Received, TransportFailure, exchange, make_client
+from assay.providers.outcomes import RULES, FailureKind, decide
+from assay.records import Frozen
+
+DETAIL_CHARS = 300
+REDACTED = "[redacted]"
+
+
+def encode_body(body: dict[str, Any]) -> bytes:
+    """The exact bytes sent: compact JSON, UTF-8, keys in the order the adapter built them."""
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def user_messages(prompt: str) -> list[dict[str, str]]:
+    return [{"role": "user", "content": prompt}]
+
+
+class Finding(Frozen):
+    """What the adapter read from one exchange, before any decision."""
+
+    kind: FailureKind | None = None
+    """``None``: a usable completion."""
+    reason: str | None = None
+    detail: str | None = None
+    raw: bytes = b""
+    text: str | None = None
+    usage: Usage = Usage()
+    cost_usd: float | None = None
+    generation_id: str | None = None
+    served_model: str | None = None
+    served_provider: str | None = None
+    finish_reason: str | None = None
+    latency_seconds: float = 0.0
+
+
+class ChatCompletionsAdapter:
+    """One provider call per ``complete``; subclasses say where and how to send it."""
+
+    reports_cost = False
+    """True when every completed response must carry a cost (OpenRouter)."""
+
+    def __init__(self, profile: ModelProfile, *, api_key: str | None) -> None:
+        self.profile = profile
+        self._api_key = api_key
+
+    # hooks ---------------------------------------------------------------------------------
+    def url(self) -> str:
+        raise NotImplementedError
+
+    def auth_headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
+
+    def body(self, prompt: str) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def filter_error(self, data: dict[str, Any]) -> str | None:
+        """A content-filter failure hidden in a 200 body (Azure), described; else ``None``."""
+        return None
+
+    def cost(self, usage: dict[str, Any]) -> float | None:
+        return 0.0 if self.profile.is_free else None
+
+    def prove_no_charge(self, client: httpx.Client, generation_id: str) -> str | None:
+        """Evidence that this generation cost nothing, from a free call; else ``None``."""
+        return None
+
+    # the call ------------------------------------------------------------------------------
+    def complete(self, request: ProviderRequest) -> ProviderResult:
+        payload = encode_body(self.body(request.prompt))
+        headers = {**self.auth_headers(), "Content-Type": "application/json"}
+        with make_client(self.profile) as client:
+            got = exchange(
+                client,
+                "POST",
+                self.url(),
+                headers=headers,
+                content=payload,
+                body_cap=self.profile.max_response_bytes,
+            )
+            finding = self.read(got)
+            proof = None
+            if (
+                finding.kind is not None
+                and RULES[finding.kind].provable
+                and finding.generation_id is not None
+            ):
+                proof = self.prove_no_charge(client, finding.generation_id)
+        return self.redact(self.result(finding, proof))
+
+    def result(self, finding: Finding, proof: str | None) -> ProviderResult:
+        fields = finding.model_dump(exclude={"kind"})
+        if finding.kind is None:
+            return ProviderResult(status="completed", **fields)
+        return decide(finding.kind, proof=proof, **fields)
+
+    def read(self, got: Received | TransportFailure) -> Finding:
+        if isinstance(got, TransportFailure):
+            return Finding(
+                kind=got.kind,
+                detail=got.detail,
+                raw=got.partial_body,
+                generation_id=got.headers.get("x-generation-id"),
+                latency_seconds=got.latency_seconds,
+            )
+        base = Finding(
+            raw=got.body,
+            generation_id=got.headers.get("x-generation-id"),
+            latency_seconds=got.latency_seconds,
+        )
+        data, problem = parse_json(got.body)
+        if isinstance(data, dict):
+            base = base.model_copy(update=_identity_fields(data, base.generation_id))
+        if got.status_code != 200:
+            return base.model_copy(
+                update={
+                    "kind": "http-error",
+                    "reason": f"http-{got.status_code}",
+                    "detail": error_detail(data.get("error")) if isinstance(data, dict) else None,
+                }
+            )
+        if problem is not None:
+            return base.model_copy(update={"kind": problem[0], "detail": problem[1]})
+        if not isinstance(data, dict):
+            return base.model_copy(update={"kind": "malformed-response", "detail": "not an object"})
+        return self.read_completion(data, base)
+
+    def read_completion(self, data: dict[str, Any], base: Finding) -> Finding:
+        if data.get("error") is not None:
+            return base.model_copy(
+                update={"kind": "error-body", "detail": error_detail(data["error"])}
+            )
+        choices = data.get("choices")
+        if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+            return base.model_copy(update={"kind": "malformed-response", "detail": "no choices"})
+        choice: dict[str, Any] = choices[0]
+        finish = choice.get("finish_reason")
+        usage_value = data.get("usage")
+        usage_data: dict[str, Any] = usage_value if isinstance(usage_value, dict) else {}
+        message = choice.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        seen = base.model_copy(
+            update={
+                "finish_reason": finish if isinstance(finish, str) else None,
+                "usage": read_usage(usage_data),
+                "cost_usd": self.cost(usage_data),
+                "text": content if isinstance(content, str) else None,
+            }
+        )
+        if finish == "error" or choice.get("error") is not None:
+            return seen.model_copy(
+                update={"kind": "choice-error", "detail": error_detail(choice.get("error"))}
+            )
+        mismatch = self.identity_mismatch(seen)
+        if mismatch is not None:
+            return seen.model_copy(update={"kind": "identity-mismatch", "detail": mismatch})
+        filter_problem = self.filter_error(data)
+        if filter_problem is not None:
+            return seen.model_copy(
+                update={"kind": "content-filter-error", "detail": filter_problem}
+            )
+        if finish == "content_filter":
+            return seen.model_copy(update={"kind": "content-filtered"})
+        if content is not None and not isinstance(content, str):
+            return seen.model_copy(
+                update={"kind": "malformed-response", "detail": "message content is not text"}
+            )
+        if not (seen.text or "").strip():
+            return seen.model_copy(update={"kind": "empty-completion"})
+        if self.reports_cost and seen.cost_usd is None:
+            return seen.model_copy(update={"kind": "cost-unreported"})
+        return seen
+
+    def identity_mismatch(self, seen: Finding) -> str | None:
+        profile = self.profile
+        if seen.served_model not in (profile.model, *profile.aliases):
+            return (
+                f"served model {seen.served_model!r} is neither {profile.model!r} "
+                "nor a declared alias"
+            )
+        pin = profile.provider_pin
+        if pin is not None and seen.served_provider not in (pin, *profile.provider_aliases):
+            return (
+                f"served provider {seen.served_provider!r} is neither the pin {pin!r} "
+                "nor a declared provider alias"
+            )
+        return None
+
+    def redact(self, result: ProviderResult) -> ProviderResult:
+        key = self._api_key
+        if not key:
+            return result
+        update: dict[str, Any] = {}
+        for name in ("reason", "detail", "text"):
+            value = getattr(result, name)
+            if isinstance(value, str) and key in value:
+                update[name] = value.replace(key, REDACTED)
+        if key.encode() in result.raw:
+            update["raw"] = result.raw.replace(key.encode(), REDACTED.encode())
+        return result.model_copy(update=update) if update else result
+
+
+def parse_json(body: bytes) -> tuple[Any, tuple[FailureKind, str] | None]:
+    """The decoded body, or why it could not be decoded (``truncated-json`` when it ends early)."""
+    try:
+        document = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return None, ("malformed-json", f"not UTF-8 at byte {exc.start}")
+    if not document.strip():
+        return None, ("malformed-json", "empty body")
+    try:
+        return json.loads(document), None
+    except json.JSONDecodeError as exc:
+        ends_early = exc.pos >= len(document.rstrip()) or exc.msg.startswith("Unterminated")
+        kind: FailureKind = "truncated-json" if ends_early else "malformed-json"
+        return None, (kind, f"{exc.msg} at character {exc.pos} of {len(document)}")
+
+
+def error_detail(error: Any) -> str | None:
+    """``code …: message`` from an error object, shortened; never the upstream raw body."""
+    if isinstance(error, dict):
+        parts = []
+        if error.get("code") is not None:
+            parts.append(f"code {error['code']}")
+        if isinstance(error.get("message"), str):
+            parts.append(error["message"])
+        text = ": ".join(parts) or "error object without code or message"
+    elif isinstance(error, str):
+        text = error
+    else:
+        return None
+    return text[:DETAIL_CHARS]
+
+
+def read_usage(usage: dict[str, Any]) -> Usage:
+    def count(name: str) -> int | None:
+        value = usage.get(name)
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+    return Usage(prompt_tokens=count("prompt_tokens"), completion_tokens=count("completion_tokens"))
+
+
+def number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value)
+
+
+def _identity_fields(data: dict[str, Any], header_id: str | None) -> dict[str, Any]:
+    body_id = data.get("id")
+    model = data.get("model")
+    provider = data.get("provider")
+    return {
+        "generation_id": body_id if isinstance(body_id, str) else header_id,
+        "served_model": model if isinstance(model, str) else None,
+        "served_provider": provider if isinstance(provider, str) else None,
+    }
