@@ -1,0 +1,192 @@
+"""Ordinal reducers and the exact paired sign test (the seed's paired-v2 analysis).
+
+* :func:`lower_median`: the lower ordinal median of one cell's repeats; with two repeats a
+  disagreement resolves to the lower category.
+* :func:`sign_test`: the exact two-sided binomial test (p = 1/2) over non-tied pairs, computed
+  by ``scipy.stats.binomtest``; the result echoes its inputs.
+* :func:`paired_comparison`: per subject, the lower median of each arm over its repeats; a
+  subject is complete only when every repeat of both compared arms is on the scale (``None``,
+  ``ambiguous``, ``rejected``, ``evaluator-failure`` and anything else off the scale are missing
+  evidence). Complete subjects are compared pairwise: *favouring the reference* when the
+  reference arm's median is higher on the scale (clean ``reused`` against inconsistent
+  ``duplicated``), *favouring the other* when lower, a tie otherwise. Ties are counted and
+  excluded from the test. Fewer complete subjects than the minimum inference set makes the
+  comparison descriptive-only (the test is still computed and reported).
+
+Invalid arguments (negative counts, alpha outside (0, 1), a bad scale) raise ``ValueError``,
+as scipy does.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Mapping, Sequence
+from typing import Literal
+
+from scipy.stats import binomtest
+
+from assay.records import Frozen
+
+MINIMUM_SUBJECTS = 10
+"""The seed's minimum inference set: ten complete paired subjects."""
+ALPHA = 0.05
+
+Direction = Literal["reference", "other", "tie"]
+
+
+class SignTestResult(Frozen):
+    positive: int
+    """Non-tied pairs in the positive direction (the reference arm higher)."""
+    negative: int
+    n: int
+    alpha: float
+    p_value: float
+    significant: bool
+    """``p_value < alpha``."""
+
+
+def _count(value: object, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
+        raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+    return int(value)
+
+
+def _alpha(value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"alpha must be a number in (0, 1), got {value!r}")
+    alpha = float(value)
+    if not (0.0 < alpha < 1.0) or math.isnan(alpha):
+        raise ValueError(f"alpha must be in (0, 1), got {value!r}")
+    return alpha
+
+
+def sign_test(positive: int, negative: int, *, alpha: float = ALPHA) -> SignTestResult:
+    """Exact two-sided sign test over ``positive`` + ``negative`` non-tied pairs."""
+    k = _count(positive, "positive")
+    m = _count(negative, "negative")
+    level = _alpha(alpha)
+    n = k + m
+    p_value = 1.0 if n == 0 else float(binomtest(k, n, p=0.5, alternative="two-sided").pvalue)
+    return SignTestResult(
+        positive=k, negative=m, n=n, alpha=level, p_value=p_value, significant=p_value < level
+    )
+
+
+def _validated_scale(scale: Sequence[str]) -> tuple[str, ...]:
+    ordered = tuple(scale)
+    if len(ordered) < 2 or len(set(ordered)) != len(ordered):
+        raise ValueError(f"scale must list at least two distinct categories, got {ordered!r}")
+    return ordered
+
+
+def lower_median(values: Sequence[str], scale: Sequence[str]) -> str:
+    """The lower ordinal median: the ⌈n/2⌉-th lowest value on the scale (lowest first)."""
+    ordered = _validated_scale(scale)
+    rank = {category: index for index, category in enumerate(ordered)}
+    if not values:
+        raise ValueError("lower_median of no values")
+    off_scale = [v for v in values if v not in rank]
+    if off_scale:
+        raise ValueError(f"values not on the scale {ordered!r}: {off_scale!r}")
+    ranks = sorted(rank[v] for v in values)
+    return ordered[ranks[(len(ranks) - 1) // 2]]
+
+
+class SubjectPair(Frozen):
+    subject: str
+    complete: bool
+    reference_median: str | None
+    other_median: str | None
+    direction: Direction | None
+    """``None`` for an incomplete subject."""
+
+
+class PairedComparison(Frozen):
+    reference_arm: str
+    other_arm: str
+    repeats: int
+    scale: tuple[str, ...]
+    minimum_subjects: int
+    subjects: tuple[SubjectPair, ...]
+    complete_subjects: tuple[str, ...]
+    incomplete_subjects: tuple[str, ...]
+    favouring_reference: int
+    favouring_other: int
+    ties: int
+    test: SignTestResult
+    descriptive_only: bool
+    """Fewer complete subjects than ``minimum_subjects``: report, do not infer."""
+
+
+def _arm_median(
+    arms: Mapping[str, Sequence[str | None]], arm: str, repeats: int, scale: tuple[str, ...]
+) -> str | None:
+    """The arm's lower median, or ``None`` when any of its repeats is missing."""
+    values = arms.get(arm)
+    if values is None:
+        return None
+    if len(values) > repeats:
+        raise ValueError(f"arm {arm!r} has {len(values)} outcomes for {repeats} repeats")
+    if len(values) < repeats or any(v not in scale for v in values):
+        return None
+    return lower_median([v for v in values if v is not None], scale)
+
+
+def _direction(reference: str, other: str, scale: tuple[str, ...]) -> Direction:
+    difference = scale.index(reference) - scale.index(other)
+    return "reference" if difference > 0 else "other" if difference < 0 else "tie"
+
+
+def paired_comparison(
+    outcomes: Mapping[str, Mapping[str, Sequence[str | None]]],
+    *,
+    reference_arm: str,
+    other_arm: str,
+    repeats: int,
+    scale: Sequence[str],
+    alpha: float = ALPHA,
+    minimum_subjects: int = MINIMUM_SUBJECTS,
+) -> PairedComparison:
+    """Compare two arms over subjects by the paired sign test on lower medians."""
+    ordered = _validated_scale(scale)
+    if reference_arm == other_arm:
+        raise ValueError("reference_arm and other_arm must differ")
+    if _count(repeats, "repeats") < 1:
+        raise ValueError("repeats must be at least 1")
+    minimum = _count(minimum_subjects, "minimum_subjects")
+    pairs = []
+    for subject in sorted(outcomes):
+        arms = outcomes[subject]
+        reference = _arm_median(arms, reference_arm, repeats, ordered)
+        other = _arm_median(arms, other_arm, repeats, ordered)
+        complete = reference is not None and other is not None
+        pairs.append(
+            SubjectPair(
+                subject=subject,
+                complete=complete,
+                reference_median=reference,
+                other_median=other,
+                direction=_direction(reference, other, ordered)
+                if reference is not None and other is not None
+                else None,
+            )
+        )
+    favouring_reference = sum(p.direction == "reference" for p in pairs)
+    favouring_other = sum(p.direction == "other" for p in pairs)
+    complete_subjects = tuple(p.subject for p in pairs if p.complete)
+    return PairedComparison(
+        reference_arm=reference_arm,
+        other_arm=other_arm,
+        repeats=repeats,
+        scale=ordered,
+        minimum_subjects=minimum,
+        subjects=tuple(pairs),
+        complete_subjects=complete_subjects,
+        incomplete_subjects=tuple(p.subject for p in pairs if not p.complete),
+        favouring_reference=favouring_reference,
+        favouring_other=favouring_other,
+        ties=sum(p.direction == "tie" for p in pairs),
+        test=sign_test(favouring_reference, favouring_other, alpha=alpha),
+        descriptive_only=len(complete_subjects) < minimum,
+    )
