@@ -1,0 +1,209 @@
+"""The execute loop: the only code that sends provider requests.
+
+Concurrency one, in plan order (blocked by subject), at most one request per call key
+(``<cell id>#<step>``), ever:
+
+- admission reserves the plan's per-request reservation before each request and never
+  refunds it; when the next reservation would pass the ceiling, admission halts;
+- the intent is fsync'd before the request and the outcome after it (see ``assay.ledger``);
+- no retries: a result with ``halt`` set (429, 5xx, reset, timeout, anything whose no-charge
+  status is unproven) halts admission, and every later call becomes ``budget-halted``;
+- a paid run whose ledger has begun is never resumed: a re-invocation sends nothing, turns an
+  intent without outcome into ``interrupted`` and never-attempted calls into ``not-run``. Free
+  runs (simulated, replay, zero-priced endpoints) resume where they stopped.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any
+
+from assay.digest import sha256_hex
+from assay.ledger import Ledger, LedgerState
+from assay.plan import Plan, PlannedCell
+from assay.providers.base import Provider, ProviderRequest, ProviderResult
+from assay.records import ExecutionStatus, Frozen
+
+NANO = 1_000_000_000
+
+NextPrompt = Callable[[PlannedCell, int, Sequence[str]], str]
+"""Renders step ``k`` (2…) of a chain cell from the texts of the steps before it."""
+
+
+class CallRecord(Frozen):
+    """One row of ``cells.parquet``: what happened to one provider call."""
+
+    run: str
+    cell_id: str
+    subject: str
+    arm: str
+    repeat: int
+    step: int
+    status: ExecutionStatus
+    reason: str | None = None
+    halt: bool = False
+    reservation_usd: float = 0.0
+    cost_usd: float | None = None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    generation_id: str | None = None
+    served_model: str | None = None
+    served_provider: str | None = None
+    no_charge_proven: bool = False
+    latency_seconds: float | None = None
+    prompt_digest: str | None = None
+    response_digest: str | None = None
+    text: str | None = None
+
+
+def call_key(cell: PlannedCell, step: int) -> str:
+    return f"{cell.cell_id}#{step}"
+
+
+def _record(plan: Plan, cell: PlannedCell, step: int, status: ExecutionStatus, **fields: Any) -> CallRecord:
+    return CallRecord(
+        run=plan.run, cell_id=cell.cell_id, subject=cell.subject, arm=cell.arm,
+        repeat=cell.repeat, step=step, status=status, **fields,
+    )  # fmt: skip
+
+
+def _from_outcome(plan: Plan, cell: PlannedCell, step: int, outcome: Mapping[str, Any],
+                  intent: Mapping[str, Any], text: str | None) -> CallRecord:  # fmt: skip
+    usage = outcome.get("usage") or {}
+    return _record(
+        plan, cell, step, outcome["status"],
+        reason=outcome.get("reason"), halt=bool(outcome.get("halt")),
+        reservation_usd=intent["reservation_nano_usd"] / NANO,
+        cost_usd=outcome.get("cost_usd"),
+        prompt_tokens=usage.get("prompt_tokens"), completion_tokens=usage.get("completion_tokens"),
+        generation_id=outcome.get("generation_id"), served_model=outcome.get("served_model"),
+        served_provider=outcome.get("served_provider"),
+        no_charge_proven=bool(outcome.get("no_charge_proven")),
+        latency_seconds=outcome.get("latency_seconds"),
+        prompt_digest=intent["request_digest"], response_digest=outcome.get("response_digest"),
+        text=text,
+    )  # fmt: skip
+
+
+class Executor:
+    def __init__(
+        self,
+        plan: Plan,
+        ledger: Ledger,
+        prompts: Mapping[tuple[str, str], str],
+        provider_factory: Callable[[], Provider],
+        next_prompt: NextPrompt | None = None,
+    ) -> None:
+        self.plan = plan
+        self.ledger = ledger
+        self.prompts = prompts
+        self.provider_factory = provider_factory
+        self.next_prompt = next_prompt
+        self._provider: Provider | None = None
+
+    @property
+    def provider(self) -> Provider:
+        if self._provider is None:
+            self._provider = self.provider_factory()
+        return self._provider
+
+    def _text(self, outcome: Mapping[str, Any]) -> str | None:
+        digest = outcome.get("text_digest")
+        return self.ledger.load(digest).decode("utf-8") if digest else None
+
+    def run(self) -> list[CallRecord]:
+        state = self.ledger.state()
+        if self.plan.budget.paid and state.begun:
+            return list(self._settle_finished_paid_run(state))
+        return list(self._send(state))
+
+    def _settle_finished_paid_run(self, state: LedgerState) -> Iterator[CallRecord]:
+        """A paid run that already began: report it, send nothing."""
+        for cell in self.plan.cells:
+            for step in range(1, cell.steps + 1):
+                key = call_key(cell, step)
+                if cell.excluded:
+                    yield _record(self.plan, cell, step, "excluded", reason=cell.excluded)
+                elif key in state.outcomes:
+                    outcome = state.outcomes[key]
+                    yield _from_outcome(self.plan, cell, step, outcome, state.intents[key], self._text(outcome))
+                elif key in state.intents:
+                    intent = state.intents[key]
+                    yield _record(self.plan, cell, step, "interrupted",
+                                  reason="intent-without-outcome: the process ended mid-request",
+                                  reservation_usd=intent["reservation_nano_usd"] / NANO,
+                                  prompt_digest=intent["request_digest"])  # fmt: skip
+                elif state.halt_reason:
+                    yield _record(self.plan, cell, step, "budget-halted", reason=state.halt_reason)
+                else:
+                    yield _record(self.plan, cell, step, "not-run",
+                                  reason="paid run ended before this call; never resumed")  # fmt: skip
+
+    def _send(self, state: LedgerState) -> Iterator[CallRecord]:
+        budget = self.plan.budget
+        ceiling = round(budget.ceiling_usd * NANO)
+        reservation = round(budget.reservation_usd * NANO)
+        reserved = sum(i["reservation_nano_usd"] for i in state.intents.values())
+        halt_reason = state.halt_reason
+        for cell in self.plan.cells:
+            texts: list[str] = []
+            for step in range(1, cell.steps + 1):
+                key = call_key(cell, step)
+                if cell.excluded:
+                    yield _record(self.plan, cell, step, "excluded", reason=cell.excluded)
+                    continue
+                done = state.outcomes.get(key)
+                if done is not None:  # resumed free run: keep what was received
+                    record = _from_outcome(self.plan, cell, step, done, state.intents[key], self._text(done))
+                    yield record
+                    if record.status != "completed" or record.text is None:
+                        break
+                    texts.append(record.text)
+                    continue
+                if halt_reason is None and budget.paid and reserved + reservation > ceiling:
+                    halt_reason = (
+                        f"ceiling-reached: reserving ${reservation / NANO:.4f} would pass the "
+                        f"${ceiling / NANO:.2f} ceiling"
+                    )
+                    self.ledger.write_halt(halt_reason)
+                if halt_reason is not None:
+                    yield _record(self.plan, cell, step, "budget-halted", reason=halt_reason)
+                    continue
+                prompt = self._prompt(cell, step, texts)
+                record = self._call(cell, step, key, prompt, reservation)
+                reserved += reservation
+                yield record
+                if record.halt:
+                    halt_reason = f"halted-after: {cell.cell_id} step {step} ({record.reason})"
+                    self.ledger.write_halt(halt_reason)
+                if record.status != "completed" or record.text is None:
+                    # a chain cannot go on without its earlier step
+                    for later in range(step + 1, cell.steps + 1):
+                        yield _record(self.plan, cell, later, "not-run", reason=f"step {step} {record.status}")
+                    break
+                texts.append(record.text)
+
+    def _prompt(self, cell: PlannedCell, step: int, texts: Sequence[str]) -> str:
+        if step == 1:
+            return self.prompts[(cell.subject, cell.arm)]
+        if self.next_prompt is None:
+            raise RuntimeError(f"plan has {cell.steps} steps but no chain renderer was given")
+        return self.next_prompt(cell, step, texts)
+
+    def _call(self, cell: PlannedCell, step: int, key: str, prompt: str, reservation: int) -> CallRecord:
+        digest = sha256_hex(prompt)
+        if step == 1 and digest != cell.prompt_digest:
+            raise RuntimeError(f"{cell.cell_id}: prompt differs from the one the plan pinned")
+        self.ledger.write_intent(key, request_digest=digest, reservation_nano_usd=reservation)
+        started = time.perf_counter()
+        try:
+            result: ProviderResult = self.provider.complete(ProviderRequest(cell_id=key, prompt=prompt))
+        except Exception as exc:  # an adapter bug is still an unproven charge: record and halt
+            result = ProviderResult(status="provider-error", reason=f"adapter-exception: {type(exc).__name__}", halt=True)
+        if not result.latency_seconds:
+            result = result.model_copy(update={"latency_seconds": round(time.perf_counter() - started, 6)})
+        outcome = self.ledger.write_outcome(key, result)
+        return _from_outcome(self.plan, cell, step, outcome,
+                             {"reservation_nano_usd": reservation, "request_digest": digest},
+                             result.text)  # fmt: skip

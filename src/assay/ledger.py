@@ -1,0 +1,154 @@
+"""The write-ahead ledger of one run and its content-addressed response store.
+
+Every provider attempt leaves two records, each fsync'd before the next step:
+
+1. ``intent`` (call key, request digest, reservation) *before* the request is sent;
+2. ``outcome`` (status, reason, halt, usage, cost, response digest, latency) after it.
+
+The raw response body is stored under ``objects/<sha256>`` before its outcome is written. A
+``halt`` record marks the moment admission stopped. The ledger lives outside DVC's outputs
+(``params.yaml: ledger_root``), so DVC deleting stage outputs never deletes it, and it is
+bound to one plan hash: ``<ledger_root>/<run>/<plan hash>/``.
+
+Reading tolerates a torn last line (a crash while writing it): a record that was never fully
+written was never followed by a request, because the request is sent only after the intent's
+fsync returns.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from assay.digest import canonical_json, sha256_hex
+from assay.providers.base import ProviderResult
+from assay.records import Frozen
+
+LEDGER_FILE = "ledger.jsonl"
+
+
+class LedgerBindingError(RuntimeError):
+    """The ledger on disk belongs to another plan, or a paid run's ledger already began."""
+
+
+class LedgerState(Frozen):
+    intents: dict[str, dict[str, Any]]
+    outcomes: dict[str, dict[str, Any]]
+    halt_reason: str | None
+
+    @property
+    def begun(self) -> bool:
+        return bool(self.intents)
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+class Ledger:
+    """Append-only, fsync'd records of one run under one plan hash."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.path = directory / LEDGER_FILE
+        self.objects = directory / "objects"
+
+    @classmethod
+    def open(cls, root: Path, run: str, plan_hash: str, *, paid: bool) -> Ledger:
+        """Open (creating if needed) the ledger of ``run`` bound to ``plan_hash``.
+
+        A paid run refuses when another plan's ledger for the same run id has begun: a new
+        plan needs a new run id, authorization and budget.
+        """
+        run_dir = root / run
+        if paid and run_dir.is_dir():
+            for other in sorted(run_dir.iterdir()):
+                if other.name != plan_hash and Ledger(other).state().begun:
+                    raise LedgerBindingError(
+                        f"run {run!r} already spent under plan {other.name}; a paid run is never "
+                        "resumed or re-planned: declare a new run id and authorize its plan"
+                    )
+        ledger = cls(run_dir / plan_hash)
+        ledger.objects.mkdir(parents=True, exist_ok=True)
+        if not ledger.path.exists():
+            ledger._append({"type": "header", "run": run, "plan_hash": plan_hash, "paid": paid})
+            _fsync_dir(ledger.directory)
+        header = next(ledger.records(), None)
+        if not header or header.get("type") != "header" or header.get("plan_hash") != plan_hash:
+            raise LedgerBindingError(f"{ledger.path}: ledger is bound to another plan hash")
+        return ledger
+
+    def _append(self, record: dict[str, Any]) -> None:
+        line = canonical_json({**record, "at": round(time.time(), 6)}) + b"\n"
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, line)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def records(self) -> Iterator[dict[str, Any]]:
+        if not self.path.exists():
+            return
+        with self.path.open("rb") as handle:
+            for raw in handle:
+                if not raw.endswith(b"\n"):
+                    return  # torn last line: never completed, never acted on
+                yield json.loads(raw)
+
+    def state(self) -> LedgerState:
+        intents: dict[str, dict[str, Any]] = {}
+        outcomes: dict[str, dict[str, Any]] = {}
+        halt_reason = None
+        for record in self.records():
+            kind = record.get("type")
+            if kind == "intent":
+                intents[record["key"]] = record
+            elif kind == "outcome":
+                outcomes[record["key"]] = record
+            elif kind == "halt" and halt_reason is None:
+                halt_reason = record["reason"]
+        return LedgerState(intents=intents, outcomes=outcomes, halt_reason=halt_reason)
+
+    def write_intent(self, key: str, *, request_digest: str, reservation_nano_usd: int) -> None:
+        self._append(
+            {"type": "intent", "key": key, "request_digest": request_digest,
+             "reservation_nano_usd": reservation_nano_usd}
+        )  # fmt: skip
+
+    def write_outcome(self, key: str, result: ProviderResult) -> dict[str, Any]:
+        """Store the raw body and the completion text, then record the outcome."""
+        record = result.model_dump(mode="json", exclude={"raw", "text"})
+        record["response_digest"] = self.store(result.raw) if result.raw else None
+        record["text_digest"] = self.store(result.text.encode("utf-8")) if result.text is not None else None
+        outcome = {"type": "outcome", "key": key, **record}
+        self._append(outcome)
+        return outcome
+
+    def write_halt(self, reason: str) -> None:
+        self._append({"type": "halt", "reason": reason})
+
+    def store(self, body: bytes) -> str:
+        """Store a response body content-addressed (fsync'd); returns its sha256."""
+        digest = sha256_hex(body)
+        target = self.objects / digest
+        if not target.exists():
+            temporary = self.objects / f".{digest}.tmp"
+            with temporary.open("wb") as handle:
+                handle.write(body)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(temporary, target)
+            _fsync_dir(self.objects)
+        return digest
+
+    def load(self, digest: str) -> bytes:
+        return (self.objects / digest).read_bytes()

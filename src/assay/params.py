@@ -1,0 +1,91 @@
+"""``params.yaml``: the runs, model profiles, analysis plan and evaluator versions, validated.
+
+Stage scripts read their section through here, so a typo in ``params.yaml`` fails with the
+section and field it is in.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import Field, ValidationError, model_validator
+
+from assay.providers.base import ModelProfile
+from assay.records import Frozen
+
+RunId = str
+
+
+class RunSpec(Frozen):
+    """One row of ``params.yaml: runs``."""
+
+    model: str
+    scenario: str
+    repeats: int = Field(default=2, ge=1)
+    schedule: str = "subject-counterbalanced-v1"
+    allow_paid: bool = False
+    authorization: str | None = None
+    plan_ref: str | None = None
+
+
+class AnalysisPlan(Frozen):
+    method: Literal["paired-v2"] = "paired-v2"
+    alpha: float = Field(default=0.05, gt=0, lt=1)
+    median: Literal["lower"] = "lower"
+    minimum_subjects: int = Field(default=10, ge=1)
+
+
+class Evaluators(Frozen):
+    structure: int = 7
+
+
+class Params(Frozen):
+    fixtures: str = "fixtures"
+    ledger_root: str = "ledger"
+    scenarios: tuple[str, ...] = ()
+    analysis: AnalysisPlan = AnalysisPlan()
+    evaluators: Evaluators = Evaluators()
+    models: dict[str, ModelProfile]
+    runs: dict[RunId, RunSpec]
+
+    @model_validator(mode="after")
+    def _references_resolve(self) -> Params:
+        for run_id, run in self.runs.items():
+            if run.model not in self.models:
+                raise ValueError(f"runs.{run_id}.model: unknown model profile {run.model!r}")
+            if run.scenario not in self.scenarios:
+                raise ValueError(
+                    f"runs.{run_id}.scenario: {run.scenario!r} is not listed under 'scenarios'"
+                )
+        return self
+
+    def run(self, run_id: str) -> RunSpec:
+        try:
+            return self.runs[run_id]
+        except KeyError:
+            raise ParamsError(f"params.yaml: no run {run_id!r} (declared: {', '.join(self.runs)})") from None
+
+    def profile_for(self, run_id: str) -> ModelProfile:
+        return self.models[self.run(run_id).model]
+
+
+class ParamsError(ValueError):
+    """params.yaml is missing, unreadable or invalid; the message names the field."""
+
+
+def load_params(path: Path | str = "params.yaml") -> Params:
+    path = Path(path)
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ParamsError(f"{path}: not found") from None
+    except yaml.YAMLError as exc:
+        raise ParamsError(f"{path}: invalid YAML: {exc}") from None
+    try:
+        return Params.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "<root>"
+        raise ParamsError(f"{path}: field {where!r}: {first['msg']}") from None

@@ -1,0 +1,42 @@
+"""``extract`` stage: raw responses → candidate sources."""
+
+from __future__ import annotations
+
+from assay.execute import CallRecord
+from assay.extract import ExtractStatus, extract_candidate
+from assay.pipeline import paths
+from assay.records import Frozen
+from assay.tables import read_records, write_records
+
+
+class CandidateRow(Frozen):
+    run: str
+    cell_id: str
+    subject: str
+    arm: str
+    repeat: int
+    step: int
+    execution_status: str
+    extract_status: ExtractStatus
+    source: str | None
+
+
+def candidate_rows(calls: list[CallRecord]) -> list[CandidateRow]:
+    rows = []
+    for call in calls:
+        extraction = extract_candidate(call.text if call.status == "completed" else None)
+        rows.append(CandidateRow(
+            run=call.run, cell_id=call.cell_id, subject=call.subject, arm=call.arm, repeat=call.repeat,
+            step=call.step, execution_status=call.status, extract_status=extraction.status,
+            source=extraction.source,
+        ))  # fmt: skip
+    return rows
+
+
+def read_candidates(run_id: str) -> list[CandidateRow]:
+    return read_records(paths.candidates_table(run_id), CandidateRow)
+
+
+def run(run_id: str) -> None:
+    calls = read_records(paths.cells_table(run_id), CallRecord)
+    write_records(paths.candidates_table(run_id), CandidateRow, candidate_rows(calls))

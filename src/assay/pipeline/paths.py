@@ -1,0 +1,44 @@
+"""Where each stage writes: ``data/<stage>/<scenario or run>/…``. One place, so stages, the
+CLI and the SQL views agree."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+DATA = Path("data")
+
+
+def scenario_file(scenario: str) -> Path:
+    return DATA / "subjects" / scenario / "scenario.json"
+
+
+def subjects_table(scenario: str) -> Path:
+    return DATA / "subjects" / scenario / "subjects.parquet"
+
+
+def prompts_table(scenario: str) -> Path:
+    return DATA / "render" / scenario / "prompts.parquet"
+
+
+def plan_file(run: str) -> Path:
+    return DATA / "plan" / run / "plan.json"
+
+
+def authorization_file(run: str) -> Path:
+    return DATA / "authorize" / run / "authorization.json"
+
+
+def cells_table(run: str) -> Path:
+    return DATA / "execute" / run / "cells.parquet"
+
+
+def candidates_table(run: str) -> Path:
+    return DATA / "extract" / run / "candidates.parquet"
+
+
+def verdicts_table(run: str) -> Path:
+    return DATA / "structure" / run / "verdicts.parquet"
+
+
+def report_dir() -> Path:
+    return DATA / "report"

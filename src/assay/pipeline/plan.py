@@ -1,0 +1,51 @@
+"""``plan`` stage: the run's plan and its hash. Makes no provider call."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+from assay.params import Params
+from assay.pipeline import paths
+from assay.pipeline.render import read_prompts
+from assay.pipeline.subjects import read_scenario
+from assay.plan import Plan, build_plan, load_plan, request_sizes, tool_versions
+from assay.providers.base import ModelProfile
+
+
+def request_size_measure(profile: ModelProfile) -> Callable[[str], int]:
+    """The size in bytes of the request body the profile's adapter would send for a prompt."""
+    try:
+        from assay.providers.factory import request_bytes
+    except ImportError:  # adapters not installed: measure the chat message alone
+        return lambda prompt: len(json.dumps({"messages": [{"role": "user", "content": prompt}]}).encode())
+    return lambda prompt: request_bytes(profile, prompt)
+
+
+def make_plan(run_id: str, params: Params) -> Plan:
+    run = params.run(run_id)
+    profile = params.profile_for(run_id)
+    scenario = read_scenario(run.scenario)
+    prompts = request_sizes(read_prompts(run.scenario), request_size_measure(profile))
+    return build_plan(
+        run_id=run_id, run=run, profile=profile, scenario=scenario, prompts=prompts,
+        analysis=params.analysis, evaluators=params.evaluators, tools=tool_versions(),
+    )  # fmt: skip
+
+
+def write_plan(plan: Plan) -> None:
+    path = paths.plan_file(plan.run)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    document = json.loads(plan.canonical())
+    path.write_text(json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+    (path.parent / "plan.sha256").write_text(plan.hash + "\n", encoding="ascii")
+
+
+def read_plan(run_id: str) -> Plan:
+    return load_plan(paths.plan_file(run_id).read_bytes())
+
+
+def run(run_id: str, params: Params) -> Plan:
+    plan = make_plan(run_id, params)
+    write_plan(plan)
+    return plan

@@ -1,0 +1,51 @@
+"""``structure`` stage: every candidate → one structural verdict, evaluator version in each row.
+
+A pure function of candidates, subjects and the evaluator version: rescoring with another
+version is ``dvc repro`` after changing ``evaluators.structure``.
+"""
+
+from __future__ import annotations
+
+from assay.fixtures.model import Scenario
+from assay.params import Params
+from assay.pipeline import paths
+from assay.pipeline.extract import CandidateRow, read_candidates
+from assay.pipeline.subjects import read_scenario
+from assay.records import Frozen, Verdict
+from assay.structure import score
+from assay.tables import write_records
+
+
+class VerdictRow(Frozen):
+    run: str
+    cell_id: str
+    subject: str
+    arm: str
+    repeat: int
+    step: int
+    verdict: Verdict | None
+    """``None`` when there was no candidate to score (see ``reason``)."""
+    reason: str
+    evaluator_version: int
+
+
+def verdict_rows(candidates: list[CandidateRow], scenario: Scenario, version: int) -> list[VerdictRow]:
+    tasks = {s.id: s.task for s in scenario.subjects}
+    rows = []
+    for c in candidates:
+        if c.source is None:
+            verdict, reason = None, c.extract_status if c.execution_status == "completed" else c.execution_status
+        else:
+            task = tasks[c.subject]
+            result = score(c.source, helper=task.helper, helper_module=task.helper_module,
+                           primitives=task.primitives, version=version)  # fmt: skip
+            verdict, reason = result.verdict, result.reason
+        rows.append(VerdictRow(run=c.run, cell_id=c.cell_id, subject=c.subject, arm=c.arm, repeat=c.repeat,
+                               step=c.step, verdict=verdict, reason=reason, evaluator_version=version))  # fmt: skip
+    return rows
+
+
+def run(run_id: str, params: Params) -> None:
+    scenario = read_scenario(params.run(run_id).scenario)
+    rows = verdict_rows(read_candidates(run_id), scenario, params.evaluators.structure)
+    write_records(paths.verdicts_table(run_id), VerdictRow, rows)

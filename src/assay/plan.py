@@ -1,0 +1,211 @@
+"""The plan: the canonical JSON of everything a run will do and how it will be judged.
+
+Its sha256 is the plan hash that a person inspects and authorizes. Building a plan makes no
+provider call. Cells appear in schedule order; a cell whose rendered request exceeds the
+profile's request size cap is excluded here, with its reason, before anything is authorized.
+"""
+
+from __future__ import annotations
+
+import platform
+from collections.abc import Callable, Mapping
+from importlib import metadata
+from typing import Any
+
+from pydantic import Field
+
+from assay.digest import canonical_json, sha256_hex
+from assay.fixtures.model import Scenario
+from assay.params import AnalysisPlan, Evaluators, RunSpec
+from assay.providers.base import ModelProfile
+from assay.records import Frozen
+from assay.schedule import schedule
+
+PLAN_SCHEMA = "assay-plan/1"
+
+TRACKED_PACKAGES = (
+    "assay", "dvc", "pydantic", "httpx", "docker", "duckdb", "pyarrow", "scipy",
+    "radon", "lizard", "grimp", "complexipy", "ruff", "mypy",
+)  # fmt: skip
+
+
+class PromptRef(Frozen):
+    digest: str
+    request_bytes: int
+
+
+class PlannedCell(Frozen):
+    cell_id: str
+    subject: str
+    arm: str
+    repeat: int
+    steps: int
+    subject_digest: str
+    arm_digest: str
+    prompt_digest: str
+    """Digest of the first step's prompt (later chain steps are rendered from earlier outputs)."""
+    excluded: str | None = None
+    """Why the plan will never send this cell (for example ``request-over-cap``)."""
+
+
+class Budget(Frozen):
+    paid: bool
+    ceiling_usd: float
+    reservation_usd: float
+    requests: int = Field(ge=0)
+    """Provider requests the plan may send: admitted cells × steps."""
+    worst_case_usd: float
+
+
+class Plan(Frozen):
+    schema_: str = Field(default=PLAN_SCHEMA, alias="schema")
+    run: str
+    scenario: str
+    prompt_profile: str
+    arms: tuple[str, ...]
+    reference_arm: str
+    repeats: int
+    schedule: str
+    model: ModelProfile
+    budget: Budget
+    cells: tuple[PlannedCell, ...]
+    evaluators: Evaluators
+    analysis: AnalysisPlan
+    sandbox: dict[str, Any] = {}
+    tools: dict[str, str]
+
+    model_config = Frozen.model_config | {"populate_by_name": True}
+
+    def canonical(self) -> bytes:
+        return canonical_json(self.model_dump(mode="json", by_alias=True))
+
+    @property
+    def hash(self) -> str:
+        return sha256_hex(self.canonical())
+
+    @property
+    def sendable(self) -> tuple[PlannedCell, ...]:
+        return tuple(c for c in self.cells if c.excluded is None)
+
+
+def cell_id(subject: str, arm: str, repeat: int) -> str:
+    return f"{subject}/{arm}/r{repeat}"
+
+
+def tool_versions() -> dict[str, str]:
+    versions = {"python": platform.python_version()}
+    for package in TRACKED_PACKAGES:
+        try:
+            versions[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            versions[package] = "absent"
+    return versions
+
+
+def _budget(profile: ModelProfile, requests: int) -> Budget:
+    if profile.is_free:
+        return Budget(paid=False, ceiling_usd=0.0, reservation_usd=0.0, requests=requests, worst_case_usd=0.0)
+    reservation = profile.reservation
+    return Budget(
+        paid=True,
+        ceiling_usd=profile.ceiling_usd,
+        reservation_usd=reservation,
+        requests=requests,
+        worst_case_usd=round(min(requests * reservation, profile.ceiling_usd), 9),
+    )
+
+
+def build_plan(
+    *,
+    run_id: str,
+    run: RunSpec,
+    profile: ModelProfile,
+    scenario: Scenario,
+    prompts: Mapping[tuple[str, str], PromptRef],
+    analysis: AnalysisPlan,
+    evaluators: Evaluators,
+    tools: Mapping[str, str],
+    sandbox: Mapping[str, Any] | None = None,
+) -> Plan:
+    """The plan for one run. ``prompts`` maps (subject, arm) to the first step's prompt."""
+    subjects = {s.id: s for s in scenario.subjects}
+    order = schedule(run.schedule, [s.id for s in scenario.subjects], scenario.arms, run.repeats)
+    cells = []
+    for planned in order:
+        subject = subjects[planned.subject]
+        prompt = prompts[(planned.subject, planned.arm)]
+        over_cap = profile.request_bytes_cap is not None and prompt.request_bytes > profile.request_bytes_cap
+        cells.append(
+            PlannedCell(
+                cell_id=cell_id(planned.subject, planned.arm, planned.repeat),
+                subject=planned.subject,
+                arm=planned.arm,
+                repeat=planned.repeat,
+                steps=scenario.steps,
+                subject_digest=subject.digest,
+                arm_digest=subject.arm_digest(planned.arm),
+                prompt_digest=prompt.digest,
+                excluded=(
+                    f"request-over-cap: {prompt.request_bytes} > {profile.request_bytes_cap} bytes"
+                    if over_cap
+                    else None
+                ),
+            )
+        )
+    requests = sum(c.steps for c in cells if c.excluded is None)
+    return Plan(
+        run=run_id,
+        scenario=scenario.name,
+        prompt_profile=scenario.prompt_profile,
+        arms=scenario.arms,
+        reference_arm=scenario.arms[0],
+        repeats=run.repeats,
+        schedule=run.schedule,
+        model=profile,
+        budget=_budget(profile, requests),
+        cells=tuple(cells),
+        evaluators=evaluators,
+        analysis=analysis,
+        sandbox=dict(sandbox or {}),
+        tools=dict(tools),
+    )
+
+
+def summary(plan: Plan) -> str:
+    """A human summary for ``assay plan show``."""
+    admitted = plan.sendable
+    lines = [
+        f"run            {plan.run}",
+        f"plan hash      {plan.hash}",
+        f"model          {plan.model.model} via {plan.model.provider}"
+        + (f" (pinned to {plan.model.provider_pin})" if plan.model.provider_pin else ""),
+        f"scenario       {plan.scenario}: {len({c.subject for c in plan.cells})} subjects × "
+        f"{len(plan.arms)} arms × {plan.repeats} repeats, schedule {plan.schedule}",
+        f"cells          {len(plan.cells)} ({len(plan.cells) - len(admitted)} excluded), "
+        f"{plan.budget.requests} provider requests at most",
+    ]
+    if plan.budget.paid:
+        caps = plan.model.price_caps
+        lines += [
+            f"price caps     ${caps.prompt}/M prompt, ${caps.completion}/M completion",
+            f"reservation    ${plan.budget.reservation_usd:.4f} per request, never refunded",
+            f"ceiling        ${plan.budget.ceiling_usd:.2f}",
+            f"worst case     ${plan.budget.worst_case_usd:.2f}",
+        ]
+    else:
+        lines.append("cost           free (no authorization needed)")
+    for cell in plan.cells:
+        if cell.excluded:
+            lines.append(f"excluded       {cell.cell_id}: {cell.excluded}")
+    return "\n".join(lines)
+
+
+def load_plan(data: bytes | str) -> Plan:
+    return Plan.model_validate_json(data)
+
+
+def request_sizes(
+    prompts: Mapping[tuple[str, str], str], measure: Callable[[str], int]
+) -> dict[tuple[str, str], PromptRef]:
+    return {key: PromptRef(digest=sha256_hex(text), request_bytes=measure(text)) for key, text in prompts.items()}
+

@@ -1,0 +1,58 @@
+"""Parquet evidence: frozen records in, one typed table out, with a schema derived from the record.
+
+Deriving the Arrow schema from the record's annotations keeps empty tables typed and column
+types stable, so DuckDB queries see the same schema whatever a run produced.
+"""
+
+from __future__ import annotations
+
+import types
+import typing
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Literal, Union, get_args, get_origin
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+from pydantic import BaseModel
+
+_SCALARS: dict[Any, pa.DataType] = {
+    str: pa.string(),
+    int: pa.int64(),
+    float: pa.float64(),
+    bool: pa.bool_(),
+}
+
+
+def _arrow_type(annotation: Any) -> pa.DataType:
+    origin = get_origin(annotation)
+    if origin in (Union, types.UnionType):
+        members = [a for a in get_args(annotation) if a is not type(None)]
+        if len(members) == 1:
+            return _arrow_type(members[0])
+    if origin is Literal:
+        return pa.string()
+    if origin in (tuple, list):
+        return pa.list_(_arrow_type(get_args(annotation)[0]))
+    if annotation in _SCALARS:
+        return _SCALARS[annotation]
+    if isinstance(annotation, typing.TypeAliasType):  # pragma: no cover - py3.12 aliases
+        return _arrow_type(annotation.__value__)
+    raise TypeError(f"no Arrow type for {annotation!r}")
+
+
+def schema_for(model: type[BaseModel]) -> pa.Schema:
+    hints = typing.get_type_hints(model)
+    return pa.schema([(name, _arrow_type(hints[name])) for name in model.model_fields])
+
+
+def write_records(path: Path, model: type[BaseModel], records: Sequence[BaseModel]) -> None:
+    """Write records of one model to ``path`` as Parquet (parents created)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    schema = schema_for(model)
+    rows = [r.model_dump(mode="python") for r in records]
+    pq.write_table(pa.Table.from_pylist(rows, schema=schema), path)
+
+
+def read_records(path: Path, model: type[BaseModel]) -> list[Any]:
+    return [model.model_validate(row) for row in pq.read_table(path).to_pylist()]

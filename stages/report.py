@@ -1,0 +1,6 @@
+"""DVC stage `report`: every run's evidence → data/report/."""
+
+from assay.pipeline import report
+
+if __name__ == "__main__":
+    report.run()

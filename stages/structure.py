@@ -1,0 +1,9 @@
+"""DVC stage `structure`: candidates → structural verdicts."""
+
+import sys
+
+from assay.params import load_params
+from assay.pipeline import structure
+
+if __name__ == "__main__":
+    structure.run(sys.argv[1], load_params())
