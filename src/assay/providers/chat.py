@@ -236,7 +236,7 @@ def parse_json(body: bytes) -> tuple[Any, tuple[FailureKind, str] | None]:
     except json.JSONDecodeError as exc:
         ends_early = exc.pos >= len(document.rstrip()) or exc.msg.startswith("Unterminated")
         kind: FailureKind = "truncated-json" if ends_early else "malformed-json"
-        return None, (kind, f"{exc.msg} at character {exc.pos} of {len(document)}")
+        return None, (kind, f"{exc.msg} (character {exc.pos} of {len(document)})")
 
 
 def error_detail(error: Any) -> str | None:
