@@ -1,0 +1,29 @@
+"""complexipy: cognitive complexity (SonarSource's definition), summed over the ``.py`` files."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import lru_cache
+
+import complexipy
+
+from assay.metrics.records import ToolResult
+from assay.metrics.units import python_files
+
+TOOL = "complexipy"
+METRICS = ("cognitive_complexity",)
+
+
+@lru_cache(maxsize=4096)
+def _file_complexity(text: str) -> int:
+    return int(complexipy.code_complexity(text).complexity)
+
+
+def measure(files: Mapping[str, str]) -> ToolResult:
+    total = 0
+    for path, text in python_files(files):
+        try:
+            total += _file_complexity(text)
+        except Exception as exc:  # complexipy reports a parse failure as an exception
+            return ToolResult.failed(TOOL, f"{path}: {type(exc).__name__}: {exc}")
+    return ToolResult(tool=TOOL, values={"cognitive_complexity": float(total)})

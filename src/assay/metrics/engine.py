@@ -1,0 +1,148 @@
+"""The fast path: every output measured before and after, with as few processes as possible.
+
+* "before" is measured once per ``repo_key``, not once per output;
+* every repository is written once into one temporary tree;
+* the Python tools (radon, complexipy, lizard, grimp, mypy's API with a warm per-worker cache)
+  run in-process in a pool of ``workers`` processes, with per-file results cached;
+* ruff and jscpd each run once over the whole tree (one process each) while the pool works.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Sequence
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
+from pathlib import Path
+
+from assay.change import ChangeError, describe_change
+from assay.metrics import (
+    complexipy_tool,
+    grimp_tool,
+    jscpd_tool,
+    lizard_tool,
+    mypy_tool,
+    newcode_tool,
+    radon_tool,
+    ruff_tool,
+)
+from assay.metrics.records import MeasureItem, MetricRow, ToolResult
+from assay.metrics.rows import rows_for
+from assay.metrics.units import Unit, chunked, write_unit
+from assay.metrics.versions import tool_versions
+
+REPOSITORIES = "repos"
+MYPY_CONFIG = "mypy.ini"
+
+
+class _Worker:
+    """Per-process state: where mypy keeps its cache and where grimp stages repositories."""
+
+    work: Path | None = None
+
+
+def _start_worker(work: str) -> None:
+    _Worker.work = Path(work)
+
+
+def in_process_results(unit: Unit, work: Path) -> dict[str, ToolResult]:
+    """The tools that run inside a Python process, for one unit already written under ``work``."""
+    folder = work / REPOSITORIES / unit.unit_id
+    results = {
+        radon_tool.TOOL: radon_tool.measure(unit.files),
+        complexipy_tool.TOOL: complexipy_tool.measure(unit.files),
+        grimp_tool.TOOL: grimp_tool.measure(unit.files, work / "grimp" / unit.unit_id),
+        mypy_tool.TOOL: mypy_tool.measure(folder, work / MYPY_CONFIG, work / f"mypy-cache-{os.getpid()}"),
+    }
+    if unit.definition_lines is not None:
+        target_text = unit.files[unit.target]
+        results[lizard_tool.TOOL] = lizard_tool.measure(unit.target, target_text, unit.definition_lines)
+        results[newcode_tool.TOOL] = newcode_tool.measure(target_text, unit.changed_lines)
+    return results
+
+
+def _measure_chunk(units: list[Unit]) -> dict[str, dict[str, ToolResult]]:
+    work = _Worker.work
+    assert work is not None, "worker not started"
+    return {unit.unit_id: in_process_results(unit, work) for unit in units}
+
+
+def plan_units(items: Sequence[MeasureItem]) -> tuple[list[Unit], dict[str, str], dict[str, Unit | str]]:
+    """Before-units (one per repo key), the before-unit of each repo key, and each cell's after-unit
+    (or the reason the change could not be made)."""
+    before_units: list[Unit] = []
+    before_of: dict[str, str] = {}
+    after_of: dict[str, Unit | str] = {}
+    for index, item in enumerate(items):
+        files = item.file_map()
+        if item.repo_key not in before_of:
+            unit_id = f"b{len(before_units):05d}"
+            before_of[item.repo_key] = unit_id
+            before_units.append(Unit(unit_id=unit_id, files=files, target=item.target))
+        try:
+            change = describe_change(files, item.target, item.candidate)
+        except ChangeError as exc:
+            after_of[item.cell_id] = f"change: {exc}"
+            continue
+        after_of[item.cell_id] = Unit(
+            unit_id=f"a{index:05d}",
+            files=change.files,
+            target=item.target,
+            changed_lines=change.changed_lines,
+            definition_lines=change.definition_lines,
+        )
+    return before_units, before_of, after_of
+
+
+def measure(items: Sequence[MeasureItem], *, workers: int = 2) -> list[MetricRow]:
+    """Long-form rows for every item, in item order then metric order."""
+    if len({item.cell_id for item in items}) != len(items):
+        raise ValueError("cell ids must be unique")
+    versions = tool_versions()
+    before_units, before_of, after_of = plan_units(items)
+    units = before_units + [unit for unit in after_of.values() if isinstance(unit, Unit)]
+    with tempfile.TemporaryDirectory(prefix="assay-measure-") as scratch:
+        work = Path(scratch)
+        root = work / REPOSITORIES
+        for unit in units:
+            write_unit(root, unit)
+        (work / MYPY_CONFIG).write_text(mypy_tool.EMPTY_CONFIG, encoding="utf-8")
+        results = _measure_units(units, work, workers)
+    rows: list[MetricRow] = []
+    for item in items:
+        after = after_of[item.cell_id]
+        after_results = after if isinstance(after, str) else results[after.unit_id]
+        rows.extend(rows_for(item.cell_id, results[before_of[item.repo_key]], after_results, versions))
+    return rows
+
+
+def _measure_units(units: list[Unit], work: Path, workers: int) -> dict[str, dict[str, ToolResult]]:
+    root = work / REPOSITORIES
+    results: dict[str, dict[str, ToolResult]] = {unit.unit_id: {} for unit in units}
+    pool: ProcessPoolExecutor | None = None
+    futures: list[Future[dict[str, dict[str, ToolResult]]]] = []
+    if workers > 1 and len(units) > 1:
+        # Fork the workers before any thread starts; the batch tools then run beside them.
+        pool = ProcessPoolExecutor(workers, initializer=_start_worker, initargs=(str(work),))
+        size = max(2, len(units) // (workers * 8) + 1)
+        futures = [pool.submit(_measure_chunk, chunk) for chunk in chunked(units, size)]
+    try:
+        with ThreadPoolExecutor(max_workers=2) as batch:
+            ruff_future = batch.submit(ruff_tool.measure_many, root, [u.unit_id for u in units])
+            jscpd_future = batch.submit(jscpd_tool.measure_many, root, units)
+            if pool is None:
+                _start_worker(str(work))
+                python_results = [_measure_chunk(units)]
+            else:
+                python_results = [future.result() for future in futures]
+            batch_results = {ruff_tool.TOOL: ruff_future.result(), jscpd_tool.TOOL: jscpd_future.result()}
+    finally:
+        if pool is not None:
+            pool.shutdown()
+    for chunk_results in python_results:
+        for unit_id, by_tool in chunk_results.items():
+            results[unit_id].update(by_tool)
+    for tool, by_unit in batch_results.items():
+        for unit_id, result in by_unit.items():
+            results[unit_id][tool] = result
+    return results

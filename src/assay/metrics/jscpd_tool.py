@@ -1,0 +1,153 @@
+"""jscpd: clones, duplicated lines and new duplicated lines at its defaults (5 lines, 50 tokens).
+
+jscpd is pinned by ``tools/package-lock.json`` and installed with ``npm ci --prefix tools``.
+The fast path runs ``tools/jscpd-batch.js``, which drives jscpd's own detector (the library
+behind the ``jscpd`` command, same default options) over many repositories in one Node.js
+process, each repository detected on its own. The naive path runs the ``jscpd`` command with
+its JSON reporter. Both are interpreted here.
+
+*New duplicated lines* (SonarQube style) are the lines added or modified by the change that lie
+inside a clone fragment of the target file. jscpd matches exact token runs, so it misses
+renamed copies and copies below its thresholds.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from assay.metrics.records import ToolResult
+from assay.metrics.units import Unit
+
+TOOL = "jscpd"
+METRICS = ("clones", "duplicated_lines", "new_duplicated_lines")
+TOOLS_DIR = Path(__file__).resolve().parents[3] / "tools"
+"""The folder holding ``package.json``, ``package-lock.json`` and ``jscpd-batch.js``."""
+
+Fragment = tuple[str, int, int]
+"""A clone side: file relative to the repository, first and last line (1-based, inclusive)."""
+
+
+def pinned_version(tools_dir: Path | None = None) -> str:
+    lock = (tools_dir or TOOLS_DIR) / "package-lock.json"
+    try:
+        packages = json.loads(lock.read_text(encoding="utf-8"))["packages"]
+        return str(packages["node_modules/jscpd"]["version"])
+    except (OSError, KeyError, ValueError):
+        return "unpinned"
+
+
+def installation_problem(tools_dir: Path | None = None) -> str | None:
+    """Why jscpd cannot run as pinned, or ``None`` when it can."""
+    folder = tools_dir or TOOLS_DIR
+    if shutil.which("node") is None:
+        return "node is not installed"
+    manifest = folder / "node_modules" / "jscpd" / "package.json"
+    try:
+        installed = json.loads(manifest.read_text(encoding="utf-8"))["version"]
+    except (OSError, KeyError, ValueError):
+        return f"jscpd is not installed (run: npm ci --prefix {folder})"
+    pinned = pinned_version(folder)
+    if installed != pinned:
+        return f"installed jscpd {installed} differs from the pinned {pinned} (run: npm ci --prefix {folder})"
+    return None
+
+
+def new_duplicated_lines(unit: Unit, fragments: Iterable[Fragment]) -> int:
+    changed = set(unit.changed_lines)
+    covered: set[int] = set()
+    for path, first, last in fragments:
+        if path == unit.target:
+            covered.update(range(first, last + 1))
+    return len(covered & changed)
+
+
+def _result(unit: Unit, fragments: list[Fragment], clones: int, duplicated_lines: float) -> ToolResult:
+    return ToolResult(
+        tool=TOOL,
+        values={
+            "clones": float(clones),
+            "duplicated_lines": float(duplicated_lines),
+            "new_duplicated_lines": float(new_duplicated_lines(unit, fragments)),
+        },
+    )
+
+
+def measure_many(root: Path, units: Sequence[Unit], tools_dir: Path | None = None) -> dict[str, ToolResult]:
+    """Clone figures for every unit folder under ``root`` from one Node.js process."""
+    if not units:
+        return {}
+    folder = tools_dir or TOOLS_DIR
+    problem = installation_problem(folder)
+    if problem is None:
+        request = [{"id": u.unit_id, "path": str(root / u.unit_id)} for u in units]
+        try:
+            completed = subprocess.run(
+                ["node", str(folder / "jscpd-batch.js")],
+                input=json.dumps(request),
+                capture_output=True,
+                text=True,
+                check=False,
+                cwd=folder,
+            )
+            if completed.returncode != 0:
+                problem = f"jscpd batch exit status {completed.returncode}: {completed.stderr.strip()[:300]}"
+            else:
+                reports = {r["id"]: r for r in json.loads(completed.stdout)}
+        except (OSError, ValueError) as exc:
+            problem = f"jscpd batch failed: {exc}"
+    if problem is not None:
+        return {u.unit_id: ToolResult.failed(TOOL, problem) for u in units}
+    results: dict[str, ToolResult] = {}
+    for unit in units:
+        report = reports.get(unit.unit_id)
+        if report is None or report.get("error"):
+            reason = report.get("error") if report else "no report"
+            results[unit.unit_id] = ToolResult.failed(TOOL, f"jscpd: {reason}")
+            continue
+        fragments = [
+            fragment
+            for a_file, a_start, a_end, b_file, b_start, b_end in report["clones"]
+            for fragment in ((a_file, a_start, a_end), (b_file, b_start, b_end))
+        ]
+        results[unit.unit_id] = _result(unit, fragments, len(report["clones"]), report["duplicatedLines"])
+    return results
+
+
+def measure_cli(repository: Path, unit: Unit, scratch: Path, tools_dir: Path | None = None) -> ToolResult:
+    """The naive way: one ``jscpd`` command (JSON reporter) for one repository."""
+    folder = tools_dir or TOOLS_DIR
+    problem = installation_problem(folder)
+    if problem is not None:
+        return ToolResult.failed(TOOL, problem)
+    output = scratch / "jscpd-report"
+    command = [
+        str(folder / "node_modules" / ".bin" / "jscpd"),
+        "--silent",
+        "--absolute",
+        "--reporters",
+        "json",
+        "--output",
+        str(output),
+        str(repository),
+    ]
+    completed = subprocess.run(
+        command, capture_output=True, text=True, check=False, cwd=scratch, env={**os.environ, "NO_COLOR": "1"}
+    )
+    if completed.returncode != 0:
+        return ToolResult.failed(TOOL, f"jscpd exit status {completed.returncode}: {completed.stderr.strip()[:300]}")
+    try:
+        report = json.loads((output / "jscpd-report.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        return ToolResult.failed(TOOL, f"jscpd report unreadable: {exc}")
+    fragments: list[Fragment] = []
+    for duplicate in report["duplicates"]:
+        for side in (duplicate["firstFile"], duplicate["secondFile"]):
+            path = Path(side["name"]).resolve().relative_to(repository.resolve()).as_posix()
+            fragments.append((path, int(side["start"]), int(side["end"])))
+    total = report["statistics"]["total"]
+    return _result(unit, fragments, len(report["duplicates"]), total["duplicatedLines"])

@@ -1,0 +1,67 @@
+"""Records of the metrics engine: what to measure, what one tool said, and the long-form row."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import field_validator
+
+from assay.fixtures.model import SourceFile
+from assay.records import Frozen
+
+
+class MeasureItem(Frozen):
+    """One output to measure as a change to its arm's repository.
+
+    ``repo_key`` identifies the before-repository (for example the arm digest): items sharing
+    it share ``files`` and ``target``, and their "before" is measured once.
+    """
+
+    cell_id: str
+    repo_key: str
+    files: tuple[SourceFile, ...]
+    target: str
+    candidate: str
+
+    @field_validator("files", mode="before")
+    @classmethod
+    def _as_source_files(cls, value: Any) -> Any:
+        if isinstance(value, Mapping):
+            return tuple(SourceFile(path=path, text=text) for path, text in sorted(value.items()))
+        if isinstance(value, (tuple, list)):
+            return tuple(
+                f if isinstance(f, SourceFile) else SourceFile(path=f.path, text=f.text) for f in value
+            )
+        return value
+
+    def file_map(self) -> dict[str, str]:
+        return {f.path: f.text for f in self.files}
+
+
+class ToolResult(Frozen):
+    """What one tool said about one repository: values by metric, or why there are none."""
+
+    tool: str
+    values: dict[str, float] = {}
+    missing_reason: str | None = None
+
+    @classmethod
+    def failed(cls, tool: str, reason: str) -> ToolResult:
+        return cls(tool=tool, missing_reason=reason)
+
+
+class MetricRow(Frozen):
+    """One metric of one output, before and after the change (long form: new metrics add rows)."""
+
+    cell_id: str
+    tool: str
+    tool_version: str
+    metric: str
+    before: float | None
+    after: float | None
+    delta: float | None
+    missing_reason: str | None
+
+
+ROW_COLUMNS = ("cell_id", "tool", "tool_version", "metric", "before", "after", "delta", "missing_reason")
