@@ -5,9 +5,10 @@ Primitives are declared as dotted names, in three kinds:
 * a builtin-type method (``str.strip``, ``dict.get``): any ``.strip(...)`` call on an object,
   a local, or the type itself; not an attribute of an imported module (``os.path.split`` is not
   ``str.split``);
-* a module function (``re.sub``, ``os.path.join``): a call whose callee resolves to that path
-  (``re.sub``, ``r.sub`` after ``import re as r``, ``sub`` after ``from re import sub``), or a
-  call of the bare last name the candidate does not bind (the target module may import it);
+* a module function (``re.sub``, ``os.path.join``, ``date.fromisoformat``): a call whose callee
+  resolves to that path or ends with it (``re.sub``, ``r.sub`` after ``import re as r``, ``sub``
+  after ``from re import sub``, ``date.fromisoformat`` after ``from datetime import date``), or
+  a call of the bare last name the candidate does not bind (the target module may import it);
 * a bare name (``compute_cost``): a call of that name, also when imported from a module.
 """
 
@@ -52,7 +53,8 @@ class Primitive:
             return callee.is_attribute and callee.origin != "import" and callee.terminal == self.name
         if self.kind == "module":
             if callee.origin == "import" or (callee.origin == "global" and callee.is_attribute):
-                return callee.path == self.declared
+                path = callee.path or ""
+                return path == self.declared or path.endswith(f".{self.declared}")
             return callee.origin == "global" and callee.path == self.name
         if callee.origin == "global":
             return not callee.is_attribute and callee.path == self.name
