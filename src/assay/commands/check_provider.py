@@ -1,0 +1,41 @@
+"""``assay check-provider RUN``: free pre-flight checks of the run's model and provider."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from assay.cli import UsageError
+from assay.providers.check import ParamsError, profile_for_run, run_checks
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "check-provider",
+        help="check a run's model, pinned provider, prices, context and credit (free calls only)",
+    )
+    parser.add_argument("run", help="a key of params.yaml: runs")
+    parser.add_argument("--params", type=Path, default=Path("params.yaml"))
+    parser.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    try:
+        params = yaml.safe_load(args.params.read_text())
+    except (OSError, yaml.YAMLError) as exc:
+        raise UsageError(f"cannot read {args.params}: {exc}") from exc
+    if not isinstance(params, dict):
+        raise UsageError(f"{args.params} is not a mapping")
+    try:
+        profile = profile_for_run(params, args.run)
+    except ParamsError as exc:
+        raise UsageError(str(exc)) from exc
+    report = run_checks(profile, os.environ)
+    print(report.render())
+    verdict = "all checks pass" if report.passed else "checks failed: nothing may be spent"
+    print(f"{args.run}: {profile.provider} {profile.model}: {verdict}")
+    return 0 if report.passed else 1
