@@ -1,0 +1,371 @@
+"""The sandbox supervisor: PID 1 of the correctness container (standard library only).
+
+Protocol
+--------
+stdin (from the host, never argv or the environment)::
+
+    <decimal length>\\n<payload: UTF-8 JSON object of that many bytes>
+
+The payload carries the per-run secret, the combined repository files, the module to import,
+the case inputs (never the expected values) and the limits. Stdin then stays open as the
+host's *lifeline*: end of file means the host is gone, and the supervisor kills everything and
+exits (the container is auto-removed).
+
+stdout (to the host): one record per line, ``<hex HMAC-SHA256(secret, body)> <body JSON>``.
+Bodies carry a sequence number: ``ready`` (before any candidate code runs), one ``case`` per
+input in order, then ``done``. Any other byte on the stream is tampering.
+
+Each case runs in a fresh child Python (``case_child.py``, which raises its own
+``oom_score_adj`` first: /proc/self files of a non-dumpable process belong to root, so the
+forked child cannot write it before exec) with a fixed environment, its own session, its stdout/stderr drained under the output cap and never
+parsed, and one answer pipe. After the child exits, times out or floods, every process of
+the container except this one is killed and reaped, and /tmp is wiped before the next case.
+
+The supervisor is non-dumpable, so a child of the same UID cannot open ``/proc/1/fd``,
+``/proc/1/mem`` or ``/proc/1/environ`` (the secret stays here), nor ptrace it; as PID 1 of its
+namespace it ignores every signal a child can send it.
+"""
+
+import ctypes
+import hashlib
+import hmac
+import json
+import os
+import platform
+import re
+import select
+import signal
+import stat
+import sys
+import time
+
+PR_SET_DUMPABLE = 4
+PR_GET_DUMPABLE = 3
+CHILD_SCRIPT = "/opt/assay/case_child.py"
+REPO_DIR = "/tmp/repo"
+TMP_DIR = "/tmp"
+MAX_PAYLOAD = 32 * 1024 * 1024
+ANSWER_MAGIC = b"ASSAY-ANSWER "
+CHILD_ENV = {
+    "PYTHONHASHSEED": "0",
+    "TZ": "UTC",
+    "LC_ALL": "C.UTF-8",
+    "LANG": "C.UTF-8",
+    "PATH": "/usr/bin:/bin",
+    "HOME": "/tmp",
+}
+EXCEPTION_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]{0,127}$")
+CLEANUP_ROUNDS = 200
+
+
+class HostGone(Exception):
+    """The lifeline (stdin) reached end of file: the host stopped listening."""
+
+
+def make_non_dumpable():
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE, 0) failed")
+    if libc.prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) != 0:
+        raise OSError(0, "process is still dumpable")
+
+
+def status_field(name):
+    with open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            key, _, value = line.partition(":")
+            if key == name:
+                return value.strip()
+    return ""
+
+
+def read_exactly(fd, size):
+    chunks = []
+    remaining = size
+    while remaining:
+        chunk = os.read(fd, min(remaining, 1 << 20))
+        if not chunk:
+            raise EOFError("stdin ended inside the payload")
+        chunks.append(chunk)
+        remaining -= len(chunk)
+    return b"".join(chunks)
+
+
+def read_payload():
+    header = b""
+    while not header.endswith(b"\n"):
+        byte = os.read(0, 1)
+        if not byte or len(header) > 16:
+            raise EOFError("no payload header")
+        header += byte
+    size = int(header)
+    if not 0 < size <= MAX_PAYLOAD:
+        raise ValueError("payload size out of range")
+    return json.loads(read_exactly(0, size).decode("utf-8"))
+
+
+class Channel:
+    """Authenticated records to the host on fd 1."""
+
+    def __init__(self, secret):
+        self.secret = secret
+        self.seq = 0
+
+    def send(self, kind, **fields):
+        body = dict(fields, kind=kind, seq=self.seq)
+        data = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
+        mac = hmac.new(self.secret, data, hashlib.sha256).hexdigest().encode()
+        line = mac + b" " + data + b"\n"
+        view = memoryview(line)
+        while view:
+            view = view[os.write(1, view):]
+        self.seq += 1
+
+
+def make_writable(path):
+    try:
+        os.chmod(path, 0o700)
+    except OSError:
+        pass
+
+
+def remove_tree(path):
+    """Remove ``path`` however the case left it (read-only dirs, odd modes)."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return
+    if stat.S_ISDIR(info.st_mode):
+        make_writable(path)
+        for name in os.listdir(path):
+            remove_tree(os.path.join(path, name))
+        os.rmdir(path)
+    else:
+        os.unlink(path)
+
+
+def wipe_tmp():
+    for name in os.listdir(TMP_DIR):
+        remove_tree(os.path.join(TMP_DIR, name))
+
+
+def write_repository(files):
+    for path, text in files:
+        full = os.path.join(REPO_DIR, path)
+        os.makedirs(os.path.dirname(full), exist_ok=True)
+        with open(full, "w", encoding="utf-8") as handle:
+            handle.write(text)
+
+
+def other_pids():
+    return [int(name) for name in os.listdir("/proc") if name.isdigit() and int(name) != 1]
+
+
+def reap_all(statuses):
+    while True:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        statuses[pid] = status
+
+
+def kill_everything(statuses):
+    """Kill and reap every process in the container but this one; False if some survive."""
+    for _ in range(CLEANUP_ROUNDS):
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        reap_all(statuses)
+        if not other_pids():
+            return True
+        time.sleep(0.005)
+    return False
+
+
+def spawn_child(stdin_r, stdout_w, stderr_w, answer_w):
+    pid = os.fork()
+    if pid == 0:  # in the child: only async-signal-safe work until exec
+        try:
+            os.setsid()
+            os.dup2(stdin_r, 0)
+            os.dup2(stdout_w, 1)
+            os.dup2(stderr_w, 2)
+            os.dup2(answer_w, 3)
+            for fd in range(4):
+                os.set_inheritable(fd, True)
+            os.closerange(4, 65536)
+            os.chdir(REPO_DIR)
+            os.execve(sys.executable, [sys.executable, "-s", "-P", "-B", CHILD_SCRIPT], CHILD_ENV)
+        finally:
+            os._exit(127)
+    return pid
+
+
+class CaseRun:
+    """One case: spawn, watch, classify."""
+
+    def __init__(self, request, deadline, output_cap, answer_cap):
+        self.request = request
+        self.deadline = deadline
+        self.output_cap = output_cap
+        self.answer_cap = answer_cap
+        self.output_bytes = 0
+        self.answer = bytearray()
+        self.flooded = False
+        self.oversized = False
+        self.timed_out = False
+
+    def run(self):
+        stdin_r, stdin_w = os.pipe()
+        stdout_r, stdout_w = os.pipe()
+        stderr_r, stderr_w = os.pipe()
+        answer_r, answer_w = os.pipe()
+        pid = spawn_child(stdin_r, stdout_w, stderr_w, answer_w)
+        for fd in (stdin_r, stdout_w, stderr_w, answer_w):
+            os.close(fd)
+        statuses = {}
+        pidfd = os.pidfd_open(pid)
+        pending_input = memoryview(self.request)
+        os.set_blocking(stdin_w, False)
+        readers = {stdout_r: "output", stderr_r: "output", answer_r: "answer"}
+        end = time.monotonic() + self.deadline
+        exited = False
+        try:
+            while not exited:
+                remaining = end - time.monotonic()
+                if remaining <= 0:
+                    self.timed_out = True
+                    break
+                writers = [stdin_w] if pending_input else []
+                ready_r, ready_w, _ = select.select(
+                    list(readers) + [pidfd, 0], writers, [], remaining
+                )
+                if 0 in ready_r and not os.read(0, 4096):
+                    raise HostGone()
+                if ready_w:
+                    try:
+                        pending_input = pending_input[os.write(stdin_w, pending_input):]
+                    except BrokenPipeError:
+                        pending_input = memoryview(b"")
+                    if not pending_input:
+                        os.close(stdin_w)
+                        stdin_w = -1
+                for fd in ready_r:
+                    if fd in readers and not self.absorb(fd, readers):
+                        del readers[fd]
+                if self.flooded or self.oversized:
+                    break
+                exited = pidfd in ready_r
+        finally:
+            if stdin_w >= 0:
+                os.close(stdin_w)
+            survived = kill_everything(statuses)
+            os.close(pidfd)
+        for fd in list(readers):
+            while not (self.flooded or self.oversized) and self.absorb(fd, readers):
+                pass
+            os.close(fd)
+        if not survived:
+            raise RuntimeError("processes survived the cleanup")
+        return self.classify(statuses.get(pid))
+
+    def absorb(self, fd, readers):
+        """Read one chunk from ``fd``; False at end of file."""
+        try:
+            chunk = os.read(fd, 65536)
+        except BlockingIOError:
+            return True
+        if not chunk:
+            return False
+        if readers[fd] == "output":
+            self.output_bytes += len(chunk)
+            self.flooded = self.output_bytes > self.output_cap
+        else:
+            self.answer += chunk
+            self.oversized = len(self.answer) > self.answer_cap + 64
+        return True
+
+    def classify(self, status):
+        if self.flooded:
+            return {"outcome": "output-flood"}
+        if self.timed_out:
+            return {"outcome": "timeout"}
+        if self.oversized:
+            return {"outcome": "oversized-answer"}
+        if not self.answer:
+            return {"outcome": "abnormal-exit"}
+        answer = parse_single_frame(bytes(self.answer))
+        if answer is None:
+            return {"outcome": "tampering"}
+        if status is None or not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
+            return {"outcome": "abnormal-exit"}
+        kind = answer.get("kind")
+        if kind == "value" and "value" in answer:
+            return {"outcome": "answered", "value": answer["value"]}
+        if kind == "exception":
+            name = answer.get("type")
+            if not isinstance(name, str) or not EXCEPTION_NAME.match(name):
+                name = "<unnamed>"
+            return {"outcome": "exception", "exception_type": name}
+        if kind == "unsupported":
+            return {"outcome": "wrong-type"}
+        return {"outcome": "tampering"}
+
+
+def parse_single_frame(data):
+    """The one answer frame ``ASSAY-ANSWER <n>\\n<n bytes of JSON>``; None unless exactly one."""
+    if not data.startswith(ANSWER_MAGIC):
+        return None
+    header, newline, rest = data[len(ANSWER_MAGIC):].partition(b"\n")
+    if not newline or not header.isdigit() or len(header) > 9:
+        return None
+    if len(rest) != int(header):
+        return None
+    try:
+        answer = json.loads(rest.decode("ascii"))
+    except (ValueError, RecursionError):
+        return None
+    return answer if isinstance(answer, dict) else None
+
+
+def main():
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    make_non_dumpable()
+    payload = read_payload()
+    channel = Channel(bytes.fromhex(payload["secret"]))
+    deadline = float(payload["case_deadline"])
+    output_cap = int(payload["output_cap"])
+    answer_cap = int(payload["answer_cap"])
+    cases = payload["cases"]
+    channel.send(
+        "ready",
+        python=platform.python_version(),
+        cases=len(cases),
+        uid=os.getuid(),
+        gid=os.getgid(),
+        no_new_privs=status_field("NoNewPrivs"),
+        seccomp=status_field("Seccomp"),
+        dumpable=ctypes.CDLL(None).prctl(PR_GET_DUMPABLE, 0, 0, 0, 0),
+    )
+    for index, case_input in enumerate(cases):
+        wipe_tmp()
+        write_repository(payload["files"])
+        request = json.dumps(
+            {"module": payload["module"], "input": case_input, "answer_cap": answer_cap}
+        ).encode()
+        result = CaseRun(request, deadline, output_cap, answer_cap).run()
+        channel.send("case", index=index, **result)
+    wipe_tmp()
+    channel.send("done")
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except HostGone:
+        pass
+    os._exit(0)

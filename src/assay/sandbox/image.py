@@ -1,0 +1,265 @@
+"""Build the sandbox images from ``sandbox/`` without any registry, and record their ids.
+
+``standard``: a Debian root filesystem made by ``debootstrap`` from ``sandbox/base.toml``
+(cached as a tarball under ``~/.cache/assay/sandbox/`` keyed by the recipe's digest),
+imported into the daemon, then ``sandbox/Dockerfile.standard`` copies the supervisor in.
+``packages``: ``sandbox/Dockerfile.packages`` on top of the standard image installs the
+wheels of ``sandbox/packages/requirements.txt``, downloaded on the host with hash checking
+and installed offline (``--no-index --require-hashes``) inside the build.
+
+Every image is tagged with its kind and recipe digest, so an image already in the daemon for
+the same recipe is reused instead of rebuilt. Builds run with ``network_mode="none"``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import tomllib
+from pathlib import Path
+from typing import Literal
+
+import docker
+from docker import errors as docker_errors
+
+from assay.digest import canonical_json, digest_of, sha256_hex
+from assay.records import Frozen
+
+ImageKind = Literal["standard", "packages"]
+
+SANDBOX_DIR = Path(__file__).resolve().parents[3] / "sandbox"
+BASE_RECIPE = "base.toml"
+STANDARD_FILES = ("Dockerfile.standard", "supervisor.py", "case_child.py")
+PACKAGES_FILES = ("Dockerfile.packages", "packages/requirements.txt", "packages/installer.txt")
+IMAGE_REPOSITORY = "assay-sandbox"
+BASE_REPOSITORY = "assay-sandbox-base"
+BUILD_TIMEOUT_SECONDS = 900
+
+
+class ImageBuildError(Exception):
+    """The image could not be built (debootstrap, import, wheel download or docker build)."""
+
+
+class ImageRecord(Frozen):
+    kind: ImageKind
+    image_id: str
+    python_version: str
+    recipe_digest: str
+
+
+def cache_dir() -> Path:
+    root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return root / "assay" / "sandbox"
+
+
+def _file_digests(names: tuple[str, ...]) -> dict[str, str]:
+    return {name: sha256_hex((SANDBOX_DIR / name).read_bytes()) for name in names}
+
+
+def base_digest() -> str:
+    return digest_of(_file_digests((BASE_RECIPE,)))
+
+
+def recipe_digest(kind: ImageKind) -> str:
+    """sha256 over every recipe file the image of ``kind`` is built from."""
+    files = _file_digests((BASE_RECIPE, *STANDARD_FILES))
+    if kind == "packages":
+        files |= _file_digests(PACKAGES_FILES)
+    return digest_of({"kind": kind, "files": files})
+
+
+def _run(command: list[str], what: str) -> None:
+    completed = subprocess.run(command, capture_output=True, text=True, timeout=BUILD_TIMEOUT_SECONDS)
+    if completed.returncode != 0:
+        tail = (completed.stderr or completed.stdout)[-2000:]
+        raise ImageBuildError(f"{what} failed ({completed.returncode}): {tail}")
+
+
+def rootfs_tarball() -> Path:
+    """The debootstrap root filesystem of ``base.toml`` as a tarball, built once per recipe."""
+    digest = base_digest()
+    tarball = cache_dir() / f"rootfs-{digest[:24]}.tar"
+    if tarball.exists():
+        return tarball
+    recipe = tomllib.loads((SANDBOX_DIR / BASE_RECIPE).read_text(encoding="utf-8"))
+    tarball.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=tarball.parent, prefix="rootfs-") as work:
+        root = Path(work) / "root"
+        _run(
+            [
+                "debootstrap",
+                f"--variant={recipe['variant']}",
+                f"--include={','.join(recipe['include'])}",
+                recipe["release"],
+                str(root),
+                recipe["mirror"],
+            ],
+            "debootstrap",
+        )
+        for relative in recipe["strip"]:
+            target = root / relative
+            if target.is_dir():
+                shutil.rmtree(target)
+                target.mkdir()
+        partial = Path(work) / "rootfs.tar"
+        _run(["tar", "--numeric-owner", "-C", str(root), "-cf", str(partial), "."], "tar")
+        os.replace(partial, tarball)
+    return tarball
+
+
+def _tagged_id(api: docker.APIClient, reference: str) -> str | None:
+    try:
+        return str(api.inspect_image(reference)["Id"])
+    except docker_errors.ImageNotFound:
+        return None
+
+
+def image_present(api: docker.APIClient, image_id: str) -> bool:
+    try:
+        return api.inspect_image(image_id).get("Id") == image_id
+    except docker_errors.NotFound:
+        return False
+
+
+def _base_image(api: docker.APIClient) -> str:
+    reference = f"{BASE_REPOSITORY}:{base_digest()[:16]}"
+    existing = _tagged_id(api, reference)
+    if existing:
+        return existing
+    tarball = rootfs_tarball()
+    _run(["docker", "import", str(tarball), reference], "docker import")
+    imported = _tagged_id(api, reference)
+    if imported is None:
+        raise ImageBuildError(f"docker import did not produce {reference}")
+    return imported
+
+
+def _docker_build(context: Path, dockerfile: str, base: str, reference: str) -> str:
+    _run(
+        [
+            "docker",
+            "build",
+            "--pull=false",
+            "--network=none",
+            "--build-arg",
+            f"BASE={base}",
+            "-f",
+            str(context / dockerfile),
+            "-t",
+            reference,
+            str(context),
+        ],
+        f"docker build {reference}",
+    )
+    built = _tagged_id(docker.APIClient(**docker.utils.kwargs_from_env()), reference)
+    if built is None:
+        raise ImageBuildError(f"docker build did not produce {reference}")
+    return built
+
+
+def download_wheels(destination: Path) -> None:
+    """Wheels of the packages image, hash-checked, for CPython 3.11 on manylinux x86-64."""
+    for requirements in ("packages/installer.txt", "packages/requirements.txt"):
+        _run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "--quiet",
+                "--no-deps",
+                "--require-hashes",
+                "--only-binary=:all:",
+                "--python-version=3.11",
+                "--implementation=cp",
+                "--platform=manylinux2014_x86_64",
+                "--platform=manylinux_2_17_x86_64",
+                "--platform=any",
+                "--dest",
+                str(destination),
+                "-r",
+                str(SANDBOX_DIR / requirements),
+            ],
+            f"pip download ({requirements})",
+        )
+
+
+def _build(api: docker.APIClient, kind: ImageKind) -> str:
+    reference = f"{IMAGE_REPOSITORY}:{kind}-{recipe_digest(kind)[:16]}"
+    existing = _tagged_id(api, reference)
+    if existing:
+        return existing
+    with tempfile.TemporaryDirectory(prefix="assay-image-") as work:
+        context = Path(work)
+        if kind == "standard":
+            base = _base_image(api)
+            for name in STANDARD_FILES:
+                shutil.copy2(SANDBOX_DIR / name, context / name)
+            return _docker_build(context, "Dockerfile.standard", base, reference)
+        base = _build(api, "standard")
+        shutil.copy2(SANDBOX_DIR / "Dockerfile.packages", context / "Dockerfile.packages")
+        wheels = context / "wheels"
+        wheels.mkdir()
+        for name in ("requirements.txt", "installer.txt"):
+            shutil.copy2(SANDBOX_DIR / "packages" / name, wheels / name)
+        download_wheels(wheels)
+        return _docker_build(context, "Dockerfile.packages", base, reference)
+
+
+def python_version(image_id: str) -> str:
+    client = docker.from_env()
+    try:
+        output = client.containers.run(
+            image_id,
+            ["/usr/bin/python3", "-c", "import platform; print(platform.python_version())"],
+            remove=True,
+            network_mode="none",
+            user="65534:65534",
+        )
+    finally:
+        client.close()
+    return bytes(output).decode("ascii").strip()
+
+
+def read_record(record_path: Path) -> ImageRecord | None:
+    try:
+        return ImageRecord.model_validate_json(record_path.read_bytes())
+    except (FileNotFoundError, ValueError):
+        return None
+
+
+def write_record(record: ImageRecord, record_path: Path) -> None:
+    record_path.parent.mkdir(parents=True, exist_ok=True)
+    partial = record_path.with_suffix(record_path.suffix + ".partial")
+    partial.write_bytes(canonical_json(record) + b"\n")
+    os.replace(partial, record_path)
+
+
+def ensure_image(kind: ImageKind, record_path: Path) -> ImageRecord:
+    """The recorded image if the daemon still holds it for the current recipe; else (re)build
+    and rewrite the record. An unchanged image leaves the record file byte-identical.
+    """
+    digest = recipe_digest(kind)
+    api = docker.APIClient(**docker.utils.kwargs_from_env())
+    try:
+        recorded = read_record(record_path)
+        if (
+            recorded is not None
+            and recorded.kind == kind
+            and recorded.recipe_digest == digest
+            and image_present(api, recorded.image_id)
+        ):
+            return recorded
+        image_id = _build(api, kind)
+    finally:
+        with contextlib.suppress(Exception):
+            api.close()
+    record = ImageRecord(
+        kind=kind, image_id=image_id, python_version=python_version(image_id), recipe_digest=digest
+    )
+    write_record(record, record_path)
+    return record

@@ -1,0 +1,43 @@
+"""Many evaluations at once: the work is in containers, so threads suffice."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+
+from assay.sandbox.results import CorrectnessResult, SandboxRequest
+from assay.sandbox.runner import cancelled, evaluate, remove_all_live, removal_on_signals
+
+POLL_SECONDS = 0.2
+
+
+def default_workers() -> int:
+    return os.cpu_count() or 1
+
+
+def evaluate_many(requests: Sequence[SandboxRequest], *, workers: int) -> list[CorrectnessResult]:
+    """Evaluate ``requests`` on ``workers`` threads; results in request order.
+
+    On SIGTERM/SIGINT (main thread) or any error, no new container starts, every live one is
+    removed, and the workers are joined before the exception propagates.
+    """
+    if workers < 1:
+        raise ValueError("workers must be at least 1")
+    executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="assay-sandbox")
+    try:
+        with removal_on_signals():
+            futures = [executor.submit(evaluate, request) for request in requests]
+            pending = set(futures)
+            while pending:
+                _, pending = wait(pending, timeout=POLL_SECONDS, return_when=FIRST_EXCEPTION)
+                if any(f.done() and f.exception() is not None for f in futures):
+                    break
+            return [future.result() for future in futures]
+    except BaseException:
+        cancelled.set()
+        remove_all_live()
+        raise
+    finally:
+        executor.shutdown(wait=True, cancel_futures=True)
+        remove_all_live()

@@ -1,0 +1,106 @@
+"""The hardening policy of every correctness container, as named constants.
+
+Every value here is a requirement of the study (the seed's "Correctness sandbox" section and
+issue 4): a test creates a container from :func:`container_config` and asserts each flag in
+the daemon's own view of it. Nothing else in assay chooses a container flag.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Final, Literal
+
+from docker.types import Ulimit
+
+RunProfile = Literal["standard", "large"]
+
+MIB: Final = 1024 * 1024
+
+NETWORK_MODE: Final = "none"
+IPC_MODE: Final = "none"
+"""Without it Docker mounts a writable 64 MiB /dev/shm even on a read-only root."""
+READ_ONLY_ROOT: Final = True
+SANDBOX_USER: Final = "65534:65534"
+CAP_DROP: Final = ("ALL",)
+SECURITY_OPT: Final = ("no-new-privileges:true",)
+"""Only no-new-privileges: leaving seccomp unset keeps Docker's default seccomp profile."""
+MEMORY_BYTES: Final = 64 * MIB
+MEMORY_SWAP_BYTES: Final = 64 * MIB
+"""Equal to the memory limit: no swap on top of it."""
+NANO_CPUS: Final = 500_000_000
+"""Half a CPU."""
+PIDS_LIMIT: Final = 32
+NOFILE_LIMIT: Final = 64
+CORE_LIMIT: Final = 0
+TMP_MOUNT_OPTIONS: Final = "rw,noexec,nosuid,nodev,mode=1777"
+LOG_DRIVER: Final = "none"
+"""Container output is read through the attach stream only, never stored by the daemon."""
+
+STARTUP_DEADLINE_SECONDS: Final = 10.0
+"""From container creation to the supervisor's authenticated ready record."""
+OUTPUT_CAP_BYTES: Final = 65_536
+"""Combined stdout+stderr bytes: of the container to the host, and of each case's child."""
+RECORD_SLACK_SECONDS: Final = 3.0
+"""Host-side allowance per case beyond the candidate deadline (kill, reap, wipe, report)."""
+
+SUPERVISOR_COMMAND: Final = ("/usr/bin/python3", "-s", "-P", "-B", "/opt/assay/supervisor.py")
+CONTAINER_NAME_PREFIX: Final = "assay-sandbox-"
+
+
+@dataclass(frozen=True)
+class ProfileLimits:
+    tmp_bytes: int
+    case_deadline_seconds: float
+
+
+PROFILES: Final[dict[RunProfile, ProfileLimits]] = {
+    "standard": ProfileLimits(tmp_bytes=1 * MIB, case_deadline_seconds=5.0),
+    "large": ProfileLimits(tmp_bytes=4 * MIB, case_deadline_seconds=15.0),
+}
+
+
+def host_config_options(profile: RunProfile) -> dict[str, Any]:
+    """Keyword arguments for ``APIClient.create_host_config``: the whole runtime policy."""
+    limits = PROFILES[profile]
+    return {
+        "network_mode": NETWORK_MODE,
+        "ipc_mode": IPC_MODE,
+        "read_only": READ_ONLY_ROOT,
+        "tmpfs": {"/tmp": f"{TMP_MOUNT_OPTIONS},size={limits.tmp_bytes}"},
+        "cap_drop": list(CAP_DROP),
+        "security_opt": list(SECURITY_OPT),
+        "mem_limit": MEMORY_BYTES,
+        "memswap_limit": MEMORY_SWAP_BYTES,
+        "nano_cpus": NANO_CPUS,
+        "pids_limit": PIDS_LIMIT,
+        "ulimits": [
+            Ulimit(name="nofile", soft=NOFILE_LIMIT, hard=NOFILE_LIMIT),
+            Ulimit(name="fsize", soft=limits.tmp_bytes, hard=limits.tmp_bytes),
+            Ulimit(name="core", soft=CORE_LIMIT, hard=CORE_LIMIT),
+        ],
+        "log_config": {"Type": LOG_DRIVER, "Config": {}},
+        "auto_remove": True,
+        "privileged": False,
+        "init": False,
+        "binds": None,
+        "mounts": None,
+    }
+
+
+def container_options(profile: RunProfile, name: str, labels: dict[str, str]) -> dict[str, Any]:
+    """Keyword arguments for ``APIClient.create_container`` except ``image`` and ``host_config``.
+
+    Stdin stays open for exactly one attached client: the payload arrives on it, and its end
+    (the host going away) tells the supervisor to stop.
+    """
+    return {
+        "command": list(SUPERVISOR_COMMAND),
+        "name": name,
+        "user": SANDBOX_USER,
+        "stdin_open": True,  # with detach=False, docker-py also sets StdinOnce
+        "tty": False,
+        "network_disabled": True,
+        "environment": None,
+        "working_dir": "/",
+        "labels": labels,
+    }

@@ -1,0 +1,313 @@
+"""One hardened container per evaluation: create, attach, stream, kill, remove.
+
+Errors are translated here, once: Docker and socket failures before the authenticated ready
+record become ``evaluator-failure`` (missing evidence); after it, anything short of a valid
+record for every case counts against the candidate (``incorrect``).
+
+Cleanup: every container is uniquely named ``assay-sandbox-<pid>-<random>``, registered while
+alive, and force-removed on every exit path. :func:`removal_on_signals` turns SIGTERM/SIGINT
+into :class:`SandboxCancelled` in the main thread so ``finally`` blocks run and the caller waits
+for removal; a caller killed outright (SIGKILL) closes the attach stream, the supervisor sees
+its stdin end and exits, and the daemon auto-removes the container.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import select
+import signal
+import socket
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from types import FrameType
+from typing import Any
+
+import docker
+from docker import errors as docker_errors
+
+from assay.sandbox import policy, protocol
+from assay.sandbox.results import (
+    CaseOutcome,
+    CorrectnessResult,
+    EvaluatorFailureReason,
+    SandboxRequest,
+    evaluator_failure,
+)
+
+API_TIMEOUT_SECONDS = 30
+REMOVAL_WAIT_SECONDS = 15.0
+READ_CHUNK = 65_536
+
+
+class SandboxCancelled(BaseException):
+    """The caller received SIGTERM or SIGINT; containers were removed before this propagates."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(f"cancelled by signal {signum}")
+        self.signum = signum
+
+
+_live_lock = threading.Lock()
+_live: set[str] = set()
+cancelled = threading.Event()
+
+
+def container_name() -> str:
+    return f"{policy.CONTAINER_NAME_PREFIX}{os.getpid()}-{uuid.uuid4().hex[:12]}"
+
+
+def docker_client() -> docker.APIClient:
+    return docker.APIClient(timeout=API_TIMEOUT_SECONDS, **docker.utils.kwargs_from_env())
+
+
+def remove_container(api: docker.APIClient, name: str) -> None:
+    """Force-remove ``name`` and wait until the daemon no longer knows it."""
+    end = time.monotonic() + REMOVAL_WAIT_SECONDS
+    while time.monotonic() < end:
+        try:
+            api.remove_container(name, force=True)
+        except docker_errors.NotFound:
+            return
+        except docker_errors.APIError:
+            pass  # removal already in progress (auto-remove): poll until it is gone
+        try:
+            api.inspect_container(name)
+        except docker_errors.NotFound:
+            return
+        except docker_errors.APIError:
+            pass
+        time.sleep(0.05)
+
+
+def remove_all_live() -> None:
+    with _live_lock:
+        names = list(_live)
+    if not names:
+        return
+    api = docker_client()
+    try:
+        for name in names:
+            remove_container(api, name)
+    finally:
+        api.close()
+
+
+@contextlib.contextmanager
+def removal_on_signals() -> Iterator[None]:
+    """In the main thread: SIGTERM/SIGINT raise :class:`SandboxCancelled` after every live
+    container is removed. Elsewhere: no change (signals are only delivered to the main thread).
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    cancelled.clear()
+
+    def cancel(signum: int, frame: FrameType | None) -> None:
+        cancelled.set()
+        remove_all_live()
+        raise SandboxCancelled(signum)
+
+    previous = {sig: signal.signal(sig, cancel) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+@dataclass
+class _Session:
+    """The host's view of one running container."""
+
+    sock: socket.socket
+    secret: bytes
+    demux: protocol.StreamDemuxer = field(default_factory=protocol.StreamDemuxer)
+    pending: list[dict[str, Any]] = field(default_factory=list)
+    seq: int = 0
+    tampered: bool = False
+    ended: bool = False
+
+    def next_record(self, deadline: float) -> dict[str, Any] | str:
+        """The next authenticated record, or a stream failure reason."""
+        while not self.pending:
+            if self.tampered or self.demux.stderr_seen:
+                return "tampering"
+            if self.demux.over_cap:
+                return "output-flood"
+            if self.ended:
+                return "stream-truncated"
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return "supervisor-silent"
+            readable, _, _ = select.select([self.sock], [], [], remaining)
+            if not readable:
+                continue
+            try:
+                data = self.sock.recv(READ_CHUNK)
+            except OSError:
+                data = b""
+            if not data:
+                self.ended = True
+                continue
+            for line in self.demux.feed(data):
+                record = protocol.verify_record(self.secret, line)
+                if record is None or record.get("seq") != self.seq:
+                    self.tampered = True
+                    break
+                self.seq += 1
+                self.pending.append(record)
+        return self.pending.pop(0)
+
+
+def _ready_in_force(record: dict[str, Any]) -> bool:
+    return (
+        record.get("kind") == "ready"
+        and record.get("uid") == 65534
+        and record.get("gid") == 65534
+        and record.get("no_new_privs") == "1"
+        and record.get("seccomp") == "2"
+        and record.get("dumpable") == 0
+    )
+
+
+def _case_outcome(index: int, record: dict[str, Any], expected: Any) -> CaseOutcome:
+    outcome = record.get("outcome")
+    if outcome == "answered":
+        verdict = "pass" if protocol.typed_equal(expected, record.get("value")) else "wrong-value"
+        return CaseOutcome(index=index, outcome=verdict)
+    if outcome == "exception":
+        name = record.get("exception_type")
+        return CaseOutcome(index=index, outcome="exception", exception_type=str(name))
+    return CaseOutcome(index=index, outcome=outcome)
+
+
+def _judge(session: _Session, request: SandboxRequest, deadline_per_case: float) -> CorrectnessResult:
+    """After the ready record: every case must have a valid record, in order."""
+    outcomes: list[CaseOutcome] = []
+    stream_failure: str | None = None
+    for index, expected in enumerate(request.expected):
+        record = session.next_record(time.monotonic() + deadline_per_case)
+        if isinstance(record, str):
+            stream_failure = record
+            break
+        if record.get("kind") != "case" or record.get("index") != index:
+            stream_failure = "tampering"
+            break
+        try:
+            outcomes.append(_case_outcome(index, record, expected))
+        except ValueError:
+            stream_failure = "tampering"
+            break
+    if stream_failure is None:
+        done = session.next_record(time.monotonic() + deadline_per_case)
+        if isinstance(done, str) or done.get("kind") != "done":
+            stream_failure = done if isinstance(done, str) else "tampering"
+    if stream_failure is not None:
+        outcomes.extend(
+            CaseOutcome(index=index, outcome="no-result")
+            for index in range(len(outcomes), len(request.expected))
+        )
+        return CorrectnessResult(status="incorrect", reason=stream_failure, cases=tuple(outcomes))
+    failing = [case for case in outcomes if case.outcome != "pass"]
+    if failing:
+        return CorrectnessResult(status="incorrect", reason=failing[0].outcome, cases=tuple(outcomes))
+    return CorrectnessResult(status="correct", reason="all-cases-passed", cases=tuple(outcomes))
+
+
+def _precheck(request: SandboxRequest) -> EvaluatorFailureReason | None:
+    if not request.cases or len(request.cases) != len(request.expected):
+        return "invalid-request"
+    if not (request.image.startswith("sha256:") and len(request.image) == 71):
+        return "image-not-pinned"
+    budget = protocol.answer_budget(len(request.cases))
+    if any(protocol.encoded_size(value) > budget for value in request.expected):
+        return "expected-too-large"
+    return None
+
+
+def evaluate(request: SandboxRequest) -> CorrectnessResult:
+    """Run one candidate against its cases in a fresh hardened container."""
+    failure = _precheck(request)
+    if failure is not None:
+        return evaluator_failure(failure)
+    with removal_on_signals():
+        try:
+            api = docker_client()
+            api.ping()
+        except (docker_errors.DockerException, OSError):
+            return evaluator_failure("daemon-unreachable")
+        try:
+            return _evaluate_with(api, request)
+        finally:
+            api.close()
+
+
+def _evaluate_with(api: docker.APIClient, request: SandboxRequest) -> CorrectnessResult:
+    try:
+        image = api.inspect_image(request.image)
+    except docker_errors.NotFound:
+        return evaluator_failure("image-missing")
+    except (docker_errors.DockerException, OSError):
+        return evaluator_failure("daemon-unreachable")
+    if image.get("Id") != request.image:
+        return evaluator_failure("image-missing")
+    if cancelled.is_set():
+        raise SandboxCancelled(signal.SIGTERM)
+    limits = policy.PROFILES[request.profile]
+    name = container_name()
+    secret = secrets.token_bytes(protocol.SECRET_BYTES)
+    payload = protocol.payload_bytes(
+        secret=secret,
+        files=protocol.combine(request.files, request.target, request.candidate),
+        target=request.target,
+        cases=request.cases,
+        case_deadline=limits.case_deadline_seconds,
+        answer_cap=protocol.answer_budget(len(request.cases)),
+    )
+    startup_end = time.monotonic() + policy.STARTUP_DEADLINE_SECONDS
+    with _live_lock:
+        _live.add(name)
+    sock: socket.socket | None = None
+    try:
+        try:
+            host_config = api.create_host_config(**policy.host_config_options(request.profile))
+            api.create_container(
+                request.image,
+                host_config=host_config,
+                **policy.container_options(request.profile, name, {"assay.sandbox": "1"}),
+            )
+        except (docker_errors.DockerException, OSError):
+            return evaluator_failure("container-create-failed")
+        try:
+            raw = api.attach_socket(name, params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1})
+            sock = getattr(raw, "_sock", raw)
+            api.start(name)
+            sock.settimeout(max(startup_end - time.monotonic(), 0.001))
+            sock.sendall(payload)
+            sock.setblocking(True)
+        except TimeoutError:
+            return evaluator_failure("startup-deadline")
+        except (docker_errors.DockerException, OSError):
+            return evaluator_failure("container-start-failed")
+        session = _Session(sock=sock, secret=secret)
+        ready = session.next_record(startup_end)
+        if ready == "supervisor-silent":
+            return evaluator_failure("startup-deadline")
+        if isinstance(ready, str):
+            return evaluator_failure("startup-failed")
+        if not _ready_in_force(ready) or ready.get("cases") != len(request.cases):
+            return evaluator_failure("policy-not-in-force")
+        return _judge(session, request, limits.case_deadline_seconds + policy.RECORD_SLACK_SECONDS)
+    finally:
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.close()
+        remove_container(api, name)
+        with _live_lock:
+            _live.discard(name)
