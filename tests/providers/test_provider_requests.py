@@ -82,6 +82,16 @@ def test_planted_key_never_leaves_in_results(server: LocalServer) -> None:
         Reply(
             body=json.dumps(
                 {
+                    "id": PLANTED_KEY,
+                    "provider": PLANTED_KEY,
+                    "model": PLANTED_KEY,
+                    "choices": [{"finish_reason": PLANTED_KEY, "message": {"content": "x"}}],
+                }
+            ).encode()
+        ),
+        Reply(
+            body=json.dumps(
+                {
                     "id": "gen-k",
                     "provider": "Amazon Bedrock",
                     "model": "anthropic/claude-3-haiku",

@@ -210,14 +210,15 @@ class ChatCompletionsAdapter:
         return None
 
     def redact(self, result: ProviderResult) -> ProviderResult:
+        """The result with the API key replaced wherever a server echoed it."""
         key = self._api_key
         if not key:
             return result
-        update: dict[str, Any] = {}
-        for name in ("reason", "detail", "text"):
-            value = getattr(result, name)
-            if isinstance(value, str) and key in value:
-                update[name] = value.replace(key, REDACTED)
+        update: dict[str, Any] = {
+            name: value.replace(key, REDACTED)
+            for name, value in result
+            if isinstance(value, str) and key in value
+        }
         if key.encode() in result.raw:
             update["raw"] = result.raw.replace(key.encode(), REDACTED.encode())
         return result.model_copy(update=update) if update else result
