@@ -203,6 +203,39 @@ def test_no_target_file_has_an_unused_import(
     assert findings == [], [(f["filename"], f["message"]) for f in findings]
 
 
+def test_every_repository_file_is_clean_python(
+    scenarios: dict[str, Scenario], tmp_path: Path
+) -> None:
+    """Shared modules and targets alike: no unused import, undefined name or syntax error."""
+    for subject in scenarios["placement"].subjects:
+        for arm in subject.arms:
+            folder = tmp_path / subject.id / arm.name.replace("-", "_")
+            for path, text in arm.as_mapping().items():
+                (folder / path).parent.mkdir(parents=True, exist_ok=True)
+                (folder / path).write_text(text, encoding="utf-8")
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ruff",
+            "check",
+            "--isolated",
+            "--no-cache",
+            "--select",
+            "F,E9",
+            "--output-format",
+            "json",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.stdout.lstrip().startswith("["), result.stderr  # ruff ran and answered
+    findings = json.loads(result.stdout)
+    assert findings == [], [(f["filename"], f["message"]) for f in findings]
+
+
 def test_target_imports_only_what_its_callers_use(scenarios: dict[str, Scenario]) -> None:
     """The ast view of the same rule, independent of ruff: every imported name is used."""
     for scenario in scenarios.values():
