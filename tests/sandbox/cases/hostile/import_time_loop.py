@@ -1,0 +1,6 @@
+while True:
+    pass
+
+
+def implement(value):
+    return double(value) + 1

@@ -1,0 +1,3 @@
+def implement(value):
+    while True:
+        pass

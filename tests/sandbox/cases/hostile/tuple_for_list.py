@@ -1,0 +1,2 @@
+def implement(value):
+    return (double(value) + 1,)
