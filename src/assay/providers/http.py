@@ -22,6 +22,8 @@ connection that could fail after part of a request was written).
 from __future__ import annotations
 
 import errno
+import functools
+import ssl
 import time
 
 import httpx
@@ -52,9 +54,15 @@ class TransportFailure(Frozen):
     latency_seconds: float
 
 
+@functools.cache
+def _tls_context() -> ssl.SSLContext:
+    """Certificate verification as httpx does it by default, built once per process."""
+    return httpx.create_ssl_context()
+
+
 def make_client(profile: ModelProfile) -> httpx.Client:
     return httpx.Client(
-        transport=httpx.HTTPTransport(retries=0),
+        transport=httpx.HTTPTransport(retries=0, verify=_tls_context()),
         timeout=httpx.Timeout(
             connect=profile.connect_timeout_seconds,
             read=profile.timeout_seconds,
