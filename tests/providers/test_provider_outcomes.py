@@ -18,8 +18,8 @@ CASES = TABLE["cases"]
 ENV = {"OPENROUTER_API_KEY": PLANTED_KEY, "AZURE_OPENAI_API_KEY": PLANTED_KEY}
 
 
-def profile_for(adapter: str, base: str) -> ModelProfile:
-    fields = dict(TABLE["profiles"][adapter])
+def profile_for(adapter: str, base: str, overrides: dict[str, Any]) -> ModelProfile:
+    fields = {**TABLE["profiles"][adapter], **overrides}
     fields["base_url"] = base + fields.pop("base_path")
     return ModelProfile.model_validate(fields)
 
@@ -30,7 +30,7 @@ def call(case: dict[str, Any], server: LocalServer, base: str) -> ProviderResult
         server.routes[TABLE["chat_paths"][adapter]] = Reply.of(case["reply"])
     if "generation" in case:
         server.routes[TABLE["generation_path"]] = Reply.of(case["generation"])
-    provider = make_provider(profile_for(adapter, base), env=ENV)
+    provider = make_provider(profile_for(adapter, base, case.get("profile", {})), env=ENV)
     return provider.complete(ProviderRequest(cell_id="cell-1", prompt="Add a function."))
 
 
@@ -72,7 +72,7 @@ def test_every_failure_kind_has_one_rule() -> None:
 
 def test_only_unsent_requests_continue_without_a_proof() -> None:
     free = {kind for kind, rule in RULES.items() if not rule.halts}
-    assert free == {"connect-refused", "connect-error", "connect-timeout"}
+    assert free == {"request-too-large", "connect-refused", "connect-error", "connect-timeout"}
     assert all(rule.free for kind, rule in RULES.items() if kind in free)
 
 

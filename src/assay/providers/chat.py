@@ -91,6 +91,9 @@ class ChatCompletionsAdapter:
     # the call ------------------------------------------------------------------------------
     def complete(self, request: ProviderRequest) -> ProviderResult:
         payload = encode_body(self.body(request.prompt))
+        cap = self.profile.request_bytes_cap
+        if cap is not None and len(payload) > cap:
+            return decide("request-too-large", detail=f"{len(payload)} bytes, cap {cap}")
         headers = {**self.auth_headers(), "Content-Type": "application/json"}
         with make_client(self.profile) as client:
             got = exchange(

@@ -8,7 +8,8 @@ The rule (the seed's "Provider and budget" section): any failure whose no-charge
 be proven halts budget admission, and every later cell becomes ``budget-halted``. A halt is
 lifted only by a proof of no charge:
 
-- *by construction*: the connection was never established, so not one byte of the request
+- *by construction*: the request was over the profile's byte cap and never sent (the plan
+  excludes such cells; the adapter refuses them again), or the connection was never established, so not one byte of the request
   left this process (no proxy is used: ``trust_env`` is off). httpx raises ``ConnectError`` /
   ``ConnectTimeout`` only while opening the TCP (and TLS) connection, before it writes the
   request line. Such a cell is ``provider-error`` and the run continues.
@@ -33,6 +34,7 @@ from assay.providers.base import ProviderResult
 from assay.records import ExecutionStatus, Frozen
 
 FailureKind = Literal[
+    "request-too-large",
     "connect-refused",
     "connect-error",
     "connect-timeout",
@@ -82,6 +84,12 @@ def _halts_unless_proven(meaning: str) -> Rule:
 
 
 RULES: dict[FailureKind, Rule] = {
+    "request-too-large": Rule(
+        status="excluded",
+        halts=False,
+        free=True,
+        meaning="the request exceeds the profile's request_bytes_cap; it was not sent",
+    ),
     "connect-refused": _free("connection refused; no request bytes were sent"),
     "connect-error": _free("could not connect; no request bytes were sent"),
     "connect-timeout": _free("connect timed out; no request bytes were sent"),
