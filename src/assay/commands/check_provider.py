@@ -7,10 +7,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from assay.cli import UsageError
-from assay.providers.check import ParamsError, profile_for_run, run_checks
+from assay.params import ParamsError, load_params
+from assay.providers.check import run_checks
 
 
 def register(subparsers: Any) -> None:
@@ -25,13 +24,7 @@ def register(subparsers: Any) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     try:
-        params = yaml.safe_load(args.params.read_text())
-    except (OSError, yaml.YAMLError) as exc:
-        raise UsageError(f"cannot read {args.params}: {exc}") from exc
-    if not isinstance(params, dict):
-        raise UsageError(f"{args.params} is not a mapping")
-    try:
-        profile = profile_for_run(params, args.run)
+        profile = load_params(args.params).profile_for(args.run)
     except ParamsError as exc:
         raise UsageError(str(exc)) from exc
     report = run_checks(profile, os.environ)

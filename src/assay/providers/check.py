@@ -55,26 +55,6 @@ class CheckReport(Frozen):
         return "\n".join(line.render() for line in self.lines)
 
 
-class ParamsError(ValueError):
-    """``params.yaml`` does not name a usable model for the run."""
-
-
-def profile_for_run(params: Mapping[str, Any], run: str) -> ModelProfile:
-    """``runs.<run>.model`` names an entry of ``models``; that entry is the profile."""
-    runs = params.get("runs")
-    if not isinstance(runs, Mapping) or not isinstance(runs.get(run), Mapping):
-        known = ", ".join(sorted(runs)) if isinstance(runs, Mapping) else "none"
-        raise ParamsError(f"params has no run {run!r} (runs: {known})")
-    name = runs[run].get("model")
-    models = params.get("models")
-    if not isinstance(models, Mapping) or name not in models:
-        raise ParamsError(f"run {run!r} names model {name!r}, which params.models does not define")
-    try:
-        return ModelProfile.model_validate(models[name])
-    except ValueError as exc:
-        raise ParamsError(f"models.{name} is not a valid profile: {exc}") from exc
-
-
 def run_checks(profile: ModelProfile, env: Mapping[str, str]) -> CheckReport:
     if profile.provider in ("simulated", "replay"):
         lines = [_line("provider", "pass", f"{profile.provider} model: no provider to check")]
