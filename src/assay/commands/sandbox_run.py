@@ -1,0 +1,110 @@
+"""``assay sandbox-run``: try one candidate against a repository in the hardened sandbox.
+
+The candidate is appended to the target file as the pipeline does; each element of
+CASES.json is the single argument of ``implement``; EXPECTED.json holds the expected values
+(compared on the host only). The last line printed is one JSON object with ``status``,
+``reason`` and per-case outcomes. Exit 0 whatever the status; 2 on bad arguments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from assay.cli import UsageError
+from assay.fixtures.model import SourceFile
+from assay.sandbox.image import read_record
+from assay.sandbox.results import SandboxRequest
+from assay.sandbox.runner import SandboxCancelled, evaluate
+
+DEFAULT_IMAGE_RECORD = Path("data/image/standard.json")
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "sandbox-run", help="run one candidate in the correctness sandbox", description=__doc__
+    )
+    parser.add_argument("--repo", type=Path, required=True, help="repository folder")
+    parser.add_argument("--target", required=True, help="repository path the candidate is appended to")
+    parser.add_argument("--candidate", type=Path, required=True, help="file holding the candidate source")
+    parser.add_argument("--cases", type=Path, required=True, help="JSON list of inputs")
+    parser.add_argument("--expected", type=Path, required=True, help="JSON list of expected values")
+    parser.add_argument("--profile", choices=("standard", "large"), default="standard")
+    parser.add_argument(
+        "--image",
+        help=f"image id (sha256:…); default: the record at {DEFAULT_IMAGE_RECORD} (`dvc repro image`)",
+    )
+    parser.set_defaults(handler=run)
+
+
+def _read_text(path: Path, what: str) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read {what} {path}: {exc}") from None
+
+
+def _read_json_list(path: Path, what: str) -> list[Any]:
+    try:
+        value = json.loads(_read_text(path, what))
+    except ValueError as exc:
+        raise UsageError(f"{what} {path} is not JSON: {exc}") from None
+    if not isinstance(value, list):
+        raise UsageError(f"{what} {path} must hold a JSON list")
+    return value
+
+
+def _repository(root: Path) -> tuple[SourceFile, ...]:
+    if not root.is_dir():
+        raise UsageError(f"--repo {root} is not a directory")
+    files = []
+    for path in sorted(root.rglob("*.py")):
+        relative = path.relative_to(root).as_posix()
+        if any(part.startswith(".") or part == "__pycache__" for part in path.relative_to(root).parts):
+            continue
+        files.append((relative, _read_text(path, "repository file")))
+    try:
+        return tuple(SourceFile(path=relative, text=text) for relative, text in files)
+    except ValidationError as exc:
+        raise UsageError(f"unusable repository file name: {exc.errors()[0]['msg']}") from None
+
+
+def _image(args: argparse.Namespace) -> str:
+    if args.image:
+        return str(args.image)
+    record = read_record(DEFAULT_IMAGE_RECORD)
+    if record is None:
+        raise UsageError(f"no --image and no image record at {DEFAULT_IMAGE_RECORD}")
+    return record.image_id
+
+
+def run(args: argparse.Namespace) -> int:
+    files = _repository(args.repo)
+    cases = _read_json_list(args.cases, "--cases")
+    expected = _read_json_list(args.expected, "--expected")
+    if len(cases) != len(expected):
+        raise UsageError(f"{len(cases)} cases but {len(expected)} expected values")
+    if args.target not in {source.path for source in files}:
+        raise UsageError(f"--target {args.target} is not a .py file of --repo {args.repo}")
+    try:
+        request = SandboxRequest(
+            files=files,
+            target=args.target,
+            candidate=_read_text(args.candidate, "--candidate"),
+            cases=tuple(cases),
+            expected=tuple(expected),
+            profile=args.profile,
+            image=_image(args),
+        )
+    except ValidationError as exc:
+        raise UsageError(f"invalid request: {exc.errors()[0]['msg']}") from None
+    try:
+        result = evaluate(request)
+    except SandboxCancelled as cancelled:
+        return 128 + cancelled.signum
+    print(json.dumps(result.model_dump(mode="json"), sort_keys=True))
+    return 0

@@ -1,0 +1,89 @@
+"""Self-test before paid work: the references must pass, a known-wrong implementation must fail.
+
+Every arm whose sandbox profile is not ``skip`` runs both reference implementations (reused
+and duplicated) against all of its task's vectors, and :data:`KNOWN_WRONG` against the same
+vectors. The pipeline stops before any provider request unless :attr:`SelfTestReport.passed`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+from assay.fixtures.model import Arm, Subject
+from assay.records import Frozen
+from assay.sandbox.parallel import default_workers, evaluate_many
+from assay.sandbox.results import CorrectnessResult, SandboxRequest
+
+KNOWN_WRONG = "def implement(value):\n    return None\n"
+"""No vector of a real task expects ``None`` (TOML has no null), so this must be incorrect."""
+
+Implementation = Literal["reference-reused", "reference-duplicated", "known-wrong"]
+EXPECTED_STATUS: dict[Implementation, str] = {
+    "reference-reused": "correct",
+    "reference-duplicated": "correct",
+    "known-wrong": "incorrect",
+}
+
+
+class SelfTestFailure(Frozen):
+    subject: str
+    arm: str
+    implementation: Implementation
+    expected_status: str
+    status: str
+    reason: str
+
+
+class SelfTestReport(Frozen):
+    image: str
+    checks: int
+    failures: tuple[SelfTestFailure, ...]
+
+    @property
+    def passed(self) -> bool:
+        return self.checks > 0 and not self.failures
+
+
+def _request(subject: Subject, arm: Arm, source: str, image: str) -> SandboxRequest:
+    assert arm.sandbox != "skip"
+    return SandboxRequest(
+        files=arm.files,
+        target=subject.target,
+        candidate=source,
+        cases=tuple(vector.input for vector in subject.task.vectors),
+        expected=tuple(vector.expected for vector in subject.task.vectors),
+        profile=arm.sandbox,
+        image=image,
+    )
+
+
+def run_selftest(subjects: Sequence[Subject], image: str, *, workers: int | None = None) -> SelfTestReport:
+    plan: list[tuple[Subject, Arm, Implementation]] = []
+    requests: list[SandboxRequest] = []
+    for subject in subjects:
+        sources: dict[Implementation, str] = {
+            "reference-reused": subject.task.references.reused,
+            "reference-duplicated": subject.task.references.duplicated,
+            "known-wrong": KNOWN_WRONG,
+        }
+        for arm in subject.arms:
+            if arm.sandbox == "skip":
+                continue
+            for implementation, source in sources.items():
+                plan.append((subject, arm, implementation))
+                requests.append(_request(subject, arm, source, image))
+    results: list[CorrectnessResult] = evaluate_many(requests, workers=workers or default_workers())
+    failures = tuple(
+        SelfTestFailure(
+            subject=subject.id,
+            arm=arm.name,
+            implementation=implementation,
+            expected_status=EXPECTED_STATUS[implementation],
+            status=result.status,
+            reason=result.reason,
+        )
+        for (subject, arm, implementation), result in zip(plan, results, strict=True)
+        if result.status != EXPECTED_STATUS[implementation]
+    )
+    return SelfTestReport(image=image, checks=len(plan), failures=failures)

@@ -1,0 +1,66 @@
+"""evaluate / evaluate_many outside the hostile corpus: missing evidence, parallel order."""
+
+from __future__ import annotations
+
+import docker
+import pytest
+
+from assay.sandbox import SandboxRequest, evaluate, evaluate_many
+from sandbox_testkit import CORPUS_FILES, CORPUS_TARGET, RIGHT, WRONG
+
+
+def request(candidate: str, image: str, **changes: object) -> SandboxRequest:
+    fields: dict[str, object] = dict(
+        files=CORPUS_FILES,
+        target=CORPUS_TARGET,
+        candidate=candidate,
+        cases=(1, 2),
+        expected=(3, 5),
+        image=image,
+    )
+    fields.update(changes)
+    return SandboxRequest.model_validate(fields)
+
+
+@pytest.mark.docker
+def test_missing_image_is_evaluator_failure_before_any_container(docker_api: docker.APIClient) -> None:
+    before = docker_api.containers(all=True)
+    result = evaluate(request(RIGHT, "sha256:" + "0" * 64))
+    assert (result.status, result.reason, result.cases) == ("evaluator-failure", "image-missing", ())
+    assert result.is_missing
+    assert docker_api.containers(all=True) == before
+
+
+def test_unpinned_image_is_evaluator_failure() -> None:
+    result = evaluate(request(RIGHT, "assay-sandbox:latest"))
+    assert (result.status, result.reason) == ("evaluator-failure", "image-not-pinned")
+
+
+def test_unreachable_daemon_is_evaluator_failure(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
+    result = evaluate(request(RIGHT, "sha256:" + "1" * 64))
+    assert (result.status, result.reason) == ("evaluator-failure", "daemon-unreachable")
+
+
+def test_mismatched_cases_are_an_invalid_request() -> None:
+    result = evaluate(request(RIGHT, "sha256:" + "1" * 64, expected=(3,)))
+    assert (result.status, result.reason) == ("evaluator-failure", "invalid-request")
+
+
+@pytest.mark.docker
+def test_large_profile_runs(sandbox_image: str) -> None:
+    result = evaluate(request(RIGHT, sandbox_image, profile="large"))
+    assert result.status == "correct"
+
+
+@pytest.mark.docker
+def test_evaluate_many_keeps_request_order(sandbox_image: str) -> None:
+    requests = [request(RIGHT if i % 2 else WRONG, sandbox_image) for i in range(6)]
+    results = evaluate_many(requests, workers=2)
+    assert [r.status for r in results] == ["incorrect", "correct"] * 3
+    assert results[0].reason == "wrong-value"
+
+
+def test_evaluate_many_rejects_zero_workers() -> None:
+    with pytest.raises(ValueError):
+        evaluate_many([], workers=0)

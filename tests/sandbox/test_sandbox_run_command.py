@@ -1,0 +1,109 @@
+"""``assay sandbox-run``: one JSON object on the last line, exit 0 whatever the status, 2 on bad
+arguments; a real signal mid-run leaves no container behind."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import docker
+import pytest
+
+from assay.cli import main
+from assay.sandbox.policy import CONTAINER_NAME_PREFIX
+from sandbox_testkit import CORPUS_FILES, CORPUS_TARGET, RIGHT, WRONG, live_containers
+
+SLEEPER = "import time\n\n\ndef implement(value):\n    time.sleep(60)\n"
+
+
+def write_inputs(folder: Path, candidate: str, cases: list[object], expected: list[object]) -> list[str]:
+    repo = folder / "repo"
+    for source in CORPUS_FILES:
+        (repo / source.path).parent.mkdir(parents=True, exist_ok=True)
+        (repo / source.path).write_text(source.text, encoding="utf-8")
+    (folder / "candidate.py").write_text(candidate, encoding="utf-8")
+    (folder / "cases.json").write_text(json.dumps(cases), encoding="utf-8")
+    (folder / "expected.json").write_text(json.dumps(expected), encoding="utf-8")
+    return [
+        "sandbox-run",
+        "--repo", str(repo),
+        "--target", CORPUS_TARGET,
+        "--candidate", str(folder / "candidate.py"),
+        "--cases", str(folder / "cases.json"),
+        "--expected", str(folder / "expected.json"),
+    ]  # fmt: skip
+
+
+@pytest.mark.docker
+@pytest.mark.parametrize(("candidate", "status"), [(RIGHT, "correct"), (WRONG, "incorrect")])
+def test_prints_one_json_object_and_exits_zero(
+    candidate: str, status: str, sandbox_image: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = write_inputs(tmp_path, candidate, [1, 2], [3, 5]) + ["--image", sandbox_image]
+    assert main(argv) == 0
+    last = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert last["status"] == status
+    assert [case["index"] for case in last["cases"]] == [0, 1]
+    assert "reason" in last
+
+
+def test_missing_image_still_exits_zero(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = write_inputs(tmp_path, RIGHT, [1], [3]) + ["--image", "sha256:" + "0" * 64]
+    assert main(argv) == 0
+    assert json.loads(capsys.readouterr().out.splitlines()[-1])["status"] == "evaluator-failure"
+
+
+@pytest.mark.parametrize(
+    "breakage",
+    ["missing-candidate", "cases-not-json", "cases-not-list", "length-mismatch", "unknown-target", "no-repo"],
+)
+def test_bad_arguments_exit_2(breakage: str, tmp_path: Path) -> None:
+    argv = write_inputs(tmp_path, RIGHT, [1], [3]) + ["--image", "sha256:" + "0" * 64]
+    if breakage == "missing-candidate":
+        (tmp_path / "candidate.py").unlink()
+    elif breakage == "cases-not-json":
+        (tmp_path / "cases.json").write_text("[1,", encoding="utf-8")
+    elif breakage == "cases-not-list":
+        (tmp_path / "cases.json").write_text('{"a": 1}', encoding="utf-8")
+    elif breakage == "length-mismatch":
+        (tmp_path / "expected.json").write_text("[3, 4]", encoding="utf-8")
+    elif breakage == "unknown-target":
+        argv[argv.index("--target") + 1] = "pkg/absent.py"
+    else:
+        argv[argv.index("--repo") + 1] = str(tmp_path / "absent")
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    assert exited.value.code == 2
+
+
+@pytest.mark.docker
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT, signal.SIGKILL])
+def test_signal_mid_run_leaves_no_container(
+    signum: signal.Signals, sandbox_image: str, docker_api: docker.APIClient, tmp_path: Path
+) -> None:
+    argv = write_inputs(tmp_path, SLEEPER, [1, 2, 3], [3, 5, 7]) + ["--image", sandbox_image]
+    process = subprocess.Popen([sys.executable, "-m", "assay.cli", *argv])
+    prefix = f"{CONTAINER_NAME_PREFIX}{process.pid}-"
+    try:
+        deadline = time.monotonic() + 30
+        while not live_containers(docker_api, prefix):
+            assert process.poll() is None and time.monotonic() < deadline, "no container appeared"
+            time.sleep(0.05)
+        time.sleep(1.0)  # the candidate is running its sleep now
+        process.send_signal(signum)
+        process.wait(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    if signum != signal.SIGKILL:  # cancellation waits for forced removal
+        assert process.returncode == 128 + signum
+        assert live_containers(docker_api, prefix) == []
+        return
+    deadline = time.monotonic() + 15  # killed outright: the lifeline ends, the daemon removes it
+    while live_containers(docker_api, prefix) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert live_containers(docker_api, prefix) == []

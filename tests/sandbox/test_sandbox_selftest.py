@@ -1,0 +1,63 @@
+"""The self-test: references pass on every arm, a known-wrong implementation fails."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from assay.fixtures.model import Arm, References, SourceFile, Subject, Task, Vector
+from assay.fixtures.scenarios import load_scenario
+from assay.sandbox.selftest import run_selftest
+from sandbox_testkit import CORPUS_FILES, CORPUS_TARGET
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+
+
+def subject(reused: str, sandbox: str = "standard") -> Subject:
+    task = Task(
+        id="double-plus",
+        family="cosmetic",
+        instruction="Return double the value plus one.",
+        helper="double",
+        primitives=("int.__mul__",),
+        vectors=(Vector(input=1, expected=3), Vector(input=2, expected=5), Vector(input=0, expected=1)),
+        references=References(
+            reused=reused, duplicated="def implement(value):\n    return value * 2 + 1\n"
+        ),
+    )
+    arms = tuple(
+        Arm(name=name, files=CORPUS_FILES, sandbox=sandbox) for name in ("clean", "inconsistent")
+    )
+    return Subject(scenario="test", task=task, target=CORPUS_TARGET, arms=arms)
+
+
+@pytest.mark.docker
+def test_correct_references_pass(sandbox_image: str) -> None:
+    report = run_selftest([subject("def implement(value):\n    return double(value) + 1\n")], sandbox_image)
+    assert report.passed, report.failures
+    assert report.checks == 6
+
+
+@pytest.mark.docker
+def test_a_wrong_reference_fails_the_selftest(sandbox_image: str) -> None:
+    report = run_selftest([subject("def implement(value):\n    return double(value)\n")], sandbox_image)
+    assert not report.passed
+    assert {(f.arm, f.implementation, f.status) for f in report.failures} == {
+        ("clean", "reference-reused", "incorrect"),
+        ("inconsistent", "reference-reused", "incorrect"),
+    }
+
+
+def test_skipped_arms_are_not_run() -> None:
+    report = run_selftest([subject("irrelevant", sandbox="skip")], "sha256:" + "0" * 64)
+    assert report.checks == 0 and not report.passed
+
+
+@pytest.mark.docker
+def test_v1_references(sandbox_image: str) -> None:
+    if not (FIXTURES / "v1").is_dir():
+        pytest.skip("fixtures/v1 not present")
+    scenario = load_scenario("v1", FIXTURES)
+    report = run_selftest(scenario.subjects, sandbox_image)
+    assert report.passed, report.failures
