@@ -2,8 +2,9 @@
 
 * "before" is measured once per ``repo_key``, not once per output;
 * every repository is written once into one temporary tree;
-* the Python tools (radon, complexipy, lizard, grimp, mypy's API with a warm per-worker cache)
-  run in-process in a pool of ``workers`` processes, with per-file results cached;
+* the Python tools (radon, complexipy, lizard, grimp) run in-process in a pool of ``workers``
+  processes, with per-file results cached; mypy runs through its API in the same workers with
+  a warm per-worker cache, many single-module repositories per build (see ``mypy_tool``);
 * ruff and jscpd each run once over the whole tree (one process each) while the pool works.
 """
 
@@ -46,13 +47,11 @@ def _start_worker(work: str) -> None:
 
 
 def in_process_results(unit: Unit, work: Path) -> dict[str, ToolResult]:
-    """The tools that run inside a Python process, for one unit already written under ``work``."""
-    folder = work / REPOSITORIES / unit.unit_id
+    """The per-repository tools that run inside a Python process, for one unit."""
     results = {
         radon_tool.TOOL: radon_tool.measure(unit.files),
         complexipy_tool.TOOL: complexipy_tool.measure(unit.files),
         grimp_tool.TOOL: grimp_tool.measure(unit.files, work / "grimp" / unit.unit_id),
-        mypy_tool.TOOL: mypy_tool.measure(folder, work / MYPY_CONFIG, work / f"mypy-cache-{os.getpid()}"),
     }
     if unit.definition_lines is not None:
         target_text = unit.files[unit.target]
@@ -64,7 +63,17 @@ def in_process_results(unit: Unit, work: Path) -> dict[str, ToolResult]:
 def _measure_chunk(units: list[Unit]) -> dict[str, dict[str, ToolResult]]:
     work = _Worker.work
     assert work is not None, "worker not started"
-    return {unit.unit_id: in_process_results(unit, work) for unit in units}
+    results = {unit.unit_id: in_process_results(unit, work) for unit in units}
+    checked = mypy_tool.measure_many(
+        units,
+        work / REPOSITORIES,
+        work / "mypy-batch" / units[0].unit_id,
+        work / MYPY_CONFIG,
+        work / f"mypy-cache-{os.getpid()}",
+    )
+    for unit_id, result in checked.items():
+        results[unit_id][mypy_tool.TOOL] = result
+    return results
 
 
 def plan_units(items: Sequence[MeasureItem]) -> tuple[list[Unit], dict[str, str], dict[str, Unit | str]]:

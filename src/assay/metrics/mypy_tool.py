@@ -1,15 +1,23 @@
-"""mypy: error count under mypy's defaults (an empty configuration), one repository at a time.
+"""mypy: error count under mypy's defaults (an empty configuration), per repository.
 
-The fast path calls mypy's API in a long-lived worker with a warm cache; the naive path runs the
-``mypy`` command. Both read the same arguments and interpret the output the same way. Exit
-status 2 (a blocking error such as a syntax error, or a crash) is missing evidence, not a count.
+The naive path runs the ``mypy`` command on each repository. The fast path calls mypy's API in
+a long-lived worker with a warm cache, and checks many repositories in one build where that
+cannot change the result: a repository made of one top-level module that imports neither
+itself nor anything relative has no module another file could see, so it is checked under a
+unique module name beside the others (``<unit>_<name>.py``), and each error line is counted for
+the repository it came from. Other repositories are checked one by one. Exit status 2 (a
+blocking error such as a syntax error, or a crash) is missing evidence, not a count; a batch
+that hits one is re-checked repository by repository so that only the culprit is missing.
 """
 
 from __future__ import annotations
 
+import ast
+from collections.abc import Sequence
 from pathlib import Path
 
 from assay.metrics.records import ToolResult
+from assay.metrics.units import Unit
 
 TOOL = "mypy"
 METRICS = ("errors",)
@@ -46,3 +54,62 @@ def measure(repository: Path, config_file: Path, cache_dir: Path) -> ToolResult:
     except Exception as exc:
         return ToolResult.failed(TOOL, f"{type(exc).__name__}: {exc}")
     return interpret(stdout, stderr, status)
+
+
+def batch_name(unit: Unit) -> str | None:
+    """The unique module file name to check ``unit`` under in a shared build, or ``None``."""
+    python = [path for path in unit.files if path.endswith(".py")]
+    if len(python) != 1 or "/" in python[0]:
+        return None
+    stem = python[0].removesuffix(".py")
+    if not stem.isidentifier():
+        return None
+    try:
+        tree = ast.parse(unit.files[python[0]])
+    except SyntaxError:
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").split(".")[0] == stem):
+            return None
+        if isinstance(node, ast.Import) and any(a.name.split(".")[0] == stem for a in node.names):
+            return None
+    return f"{unit.unit_id}_{stem}.py"
+
+
+def measure_many(
+    units: Sequence[Unit], root: Path, batch_dir: Path, config_file: Path, cache_dir: Path
+) -> dict[str, ToolResult]:
+    """Error counts for units written under ``root``; batchable ones share one mypy build."""
+    from mypy import api
+
+    results: dict[str, ToolResult] = {}
+    batch: dict[str, str] = {}
+    for unit in units:
+        name = batch_name(unit)
+        if name is None:
+            results[unit.unit_id] = measure(root / unit.unit_id, config_file, cache_dir)
+            continue
+        path = batch_dir / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(next(t for p, t in unit.files.items() if p.endswith(".py")), encoding="utf-8")
+        batch[str(path)] = unit.unit_id
+    if not batch:
+        return results
+    arguments_ = arguments(batch_dir, config_file, cache_dir)[:-1] + sorted(batch)
+    try:
+        stdout, stderr, status = api.run(arguments_)
+    except Exception:
+        status, stdout, stderr = 2, "", ""
+    if status not in (0, 1):
+        for path, unit_id in batch.items():
+            results[unit_id] = measure(root / unit_id, config_file, cache_dir)
+        return results
+    errors = dict.fromkeys(batch.values(), 0)
+    for line in stdout.splitlines():
+        if ": error:" in line:
+            unit_id = batch.get(line.split(":", 1)[0])
+            if unit_id is not None:
+                errors[unit_id] += 1
+    for unit_id, count in errors.items():
+        results[unit_id] = ToolResult(tool=TOOL, values={"errors": float(count)})
+    return results
