@@ -1,0 +1,98 @@
+"""The exact sign test and the lower median: the seed's thresholds, brute-force enumeration of
+the two-sided binomial, and scipy-like input validation."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+import yaml
+
+from assay.records import ORDINAL_CORRECTNESS, ORDINAL_VERDICTS
+from assay.stats import lower_median, sign_test
+
+THRESHOLDS = yaml.safe_load((Path(__file__).parent / "cases" / "thresholds.yaml").read_text())
+
+
+@pytest.mark.parametrize(("positive", "negative", "significant"), THRESHOLDS)
+def test_seed_thresholds(positive: int, negative: int, significant: bool) -> None:
+    result = sign_test(positive, negative, alpha=0.05)
+    assert result.significant is significant
+    assert (result.positive, result.negative, result.n, result.alpha) == (
+        positive, negative, positive + negative, 0.05,
+    )
+
+
+def _enumerated_p(k: int, n: int) -> Fraction:
+    """Two-sided exact p: the total probability of outcomes no more likely than k."""
+    observed = math.comb(n, k)
+    extreme = sum(math.comb(n, i) for i in range(n + 1) if math.comb(n, i) <= observed)
+    return min(Fraction(1), Fraction(extreme, 2**n))
+
+
+@pytest.mark.parametrize("n", range(1, 41))
+def test_p_value_matches_enumeration(n: int) -> None:
+    for k in range(n + 1):
+        result = sign_test(k, n - k)
+        assert result.p_value == pytest.approx(float(_enumerated_p(k, n)), rel=1e-12, abs=0)
+        assert result.significant is (_enumerated_p(k, n) < Fraction(1, 20))
+
+
+def test_minimum_significant_majority_per_n() -> None:
+    """The seed's list read off the test itself: the smallest winning count for n = 1..12."""
+    smallest = {
+        n: min((k for k in range((n + 1) // 2, n + 1) if sign_test(k, n - k).significant), default=None)
+        for n in range(1, 13)
+    }
+    assert smallest == {1: None, 2: None, 3: None, 4: None, 5: None,
+                        6: 6, 7: 7, 8: 8, 9: 8, 10: 9, 11: 10, 12: 10}
+
+
+def test_no_pairs_is_not_significant() -> None:
+    result = sign_test(0, 0)
+    assert (result.p_value, result.significant, result.n) == (1.0, False, 0)
+
+
+def test_alpha_is_the_callers() -> None:
+    assert sign_test(7, 1, alpha=0.1).significant
+    assert not sign_test(6, 0, alpha=0.01).significant
+    assert sign_test(6, 0, alpha=0.03125 + 1e-9).significant
+    assert not sign_test(6, 0, alpha=0.03125).significant  # p < alpha, strictly
+
+
+@pytest.mark.parametrize(
+    ("positive", "negative", "alpha"),
+    [(-1, 3, 0.05), (3, -1, 0.05), (1.5, 3, 0.05), (True, 3, 0.05), ("3", 1, 0.05),
+     (3, 1, 0.0), (3, 1, 1.0), (3, 1, -0.1), (3, 1, float("nan")), (3, 1, "0.05")],
+)
+def test_invalid_inputs_raise(positive: object, negative: object, alpha: object) -> None:
+    with pytest.raises(ValueError):
+        sign_test(positive, negative, alpha=alpha)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("values", "scale", "expected"),
+    [
+        (["reused", "duplicated"], ORDINAL_VERDICTS, "duplicated"),
+        (["mixed", "reused"], ORDINAL_VERDICTS, "mixed"),
+        (["reused", "reused"], ORDINAL_VERDICTS, "reused"),
+        (["reused"], ORDINAL_VERDICTS, "reused"),
+        (["reused", "duplicated", "mixed"], ORDINAL_VERDICTS, "mixed"),
+        (["reused", "reused", "duplicated", "mixed"], ORDINAL_VERDICTS, "mixed"),
+        (["correct", "incorrect"], ORDINAL_CORRECTNESS, "incorrect"),
+    ],
+)
+def test_lower_median(values: list[str], scale: tuple[str, ...], expected: str) -> None:
+    assert lower_median(values, scale) == expected
+
+
+@pytest.mark.parametrize(
+    ("values", "scale"),
+    [([], ORDINAL_VERDICTS), (["ambiguous", "reused"], ORDINAL_VERDICTS),
+     (["reused"], ("reused",)), (["reused"], ("reused", "reused"))],
+)
+def test_lower_median_rejects_bad_input(values: list[str], scale: tuple[str, ...]) -> None:
+    with pytest.raises(ValueError):
+        lower_median(values, scale)
