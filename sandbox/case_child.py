@@ -11,7 +11,6 @@ called. The answer is exactly one frame ``ASSAY-ANSWER <n>\\n<n bytes of JSON>``
 large). The process then ends with ``os._exit(0)`` so no candidate hook runs after it.
 """
 
-
 OOM_SCORE_ADJ = "1000"
 
 
@@ -72,7 +71,7 @@ def _run():
             elif kind is int_type:
                 piece = int_repr(item)
             elif kind is float_type:
-                if not item - item == 0.0:  # inf or nan
+                if item - item != 0.0:  # inf or nan (nan != 0.0 too)
                     return None
                 piece = float_repr(item)
             elif kind is str_type:
@@ -115,7 +114,7 @@ def _run():
         frame = encode_text("ASSAY-ANSWER " + int_repr(length(data)) + "\n", "ascii") + data
         view = memoryview(frame)
         while length(view):
-            view = view[write(answer_fd, view):]
+            view = view[write(answer_fd, view) :]
         hard_exit(0)
 
     try:

@@ -118,7 +118,7 @@ class Channel:
         line = mac + b" " + data + b"\n"
         view = memoryview(line)
         while view:
-            view = view[os.write(1, view):]
+            view = view[os.write(1, view) :]
         self.seq += 1
 
 
@@ -248,7 +248,7 @@ class CaseRun:
                     raise HostGone()
                 if ready_w:
                     try:
-                        pending_input = pending_input[os.write(stdin_w, pending_input):]
+                        pending_input = pending_input[os.write(stdin_w, pending_input) :]
                     except BrokenPipeError:
                         pending_input = memoryview(b"")
                     if not pending_input:
@@ -320,7 +320,7 @@ def parse_single_frame(data):
     """The one answer frame ``ASSAY-ANSWER <n>\\n<n bytes of JSON>``; None unless exactly one."""
     if not data.startswith(ANSWER_MAGIC):
         return None
-    header, newline, rest = data[len(ANSWER_MAGIC):].partition(b"\n")
+    header, newline, rest = data[len(ANSWER_MAGIC) :].partition(b"\n")
     if not newline or not header.isdigit() or len(header) > 9:
         return None
     if len(rest) != int(header):

@@ -4,29 +4,35 @@ from __future__ import annotations
 
 import docker
 import pytest
+from sandbox_testkit import CORPUS_FILES, CORPUS_TARGET, RIGHT, WRONG
 
 from assay.sandbox import SandboxRequest, evaluate, evaluate_many
-from sandbox_testkit import CORPUS_FILES, CORPUS_TARGET, RIGHT, WRONG
 
 
 def request(candidate: str, image: str, **changes: object) -> SandboxRequest:
-    fields: dict[str, object] = dict(
-        files=CORPUS_FILES,
-        target=CORPUS_TARGET,
-        candidate=candidate,
-        cases=(1, 2),
-        expected=(3, 5),
-        image=image,
-    )
+    fields: dict[str, object] = {
+        "files": CORPUS_FILES,
+        "target": CORPUS_TARGET,
+        "candidate": candidate,
+        "cases": (1, 2),
+        "expected": (3, 5),
+        "image": image,
+    }
     fields.update(changes)
     return SandboxRequest.model_validate(fields)
 
 
 @pytest.mark.docker
-def test_missing_image_is_evaluator_failure_before_any_container(docker_api: docker.APIClient) -> None:
+def test_missing_image_is_evaluator_failure_before_any_container(
+    docker_api: docker.APIClient,
+) -> None:
     before = docker_api.containers(all=True)
     result = evaluate(request(RIGHT, "sha256:" + "0" * 64))
-    assert (result.status, result.reason, result.cases) == ("evaluator-failure", "image-missing", ())
+    assert (result.status, result.reason, result.cases) == (
+        "evaluator-failure",
+        "image-missing",
+        (),
+    )
     assert result.is_missing
     assert docker_api.containers(all=True) == before
 

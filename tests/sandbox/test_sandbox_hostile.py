@@ -11,6 +11,7 @@ from typing import Any
 
 import docker
 import pytest
+from sandbox_testkit import CORPUS_FILES, CORPUS_TARGET, live_containers
 
 from assay.sandbox import SandboxRequest, evaluate
 from assay.sandbox.policy import (
@@ -19,8 +20,6 @@ from assay.sandbox.policy import (
     RECORD_SLACK_SECONDS,
     STARTUP_DEADLINE_SECONDS,
 )
-
-from sandbox_testkit import CORPUS_FILES, CORPUS_TARGET, live_containers
 
 CASES_DIR = Path(__file__).parent / "cases"
 TABLE = tomllib.loads((CASES_DIR / "hostile.toml").read_text(encoding="utf-8"))["case"]
@@ -33,10 +32,14 @@ def test_every_corpus_file_has_a_row() -> None:
 
 @pytest.mark.docker
 @pytest.mark.parametrize("row", TABLE, ids=[row["file"].removesuffix(".py") for row in TABLE])
-def test_hostile_candidate(row: dict[str, Any], sandbox_image: str, docker_api: docker.APIClient) -> None:
+def test_hostile_candidate(
+    row: dict[str, Any], sandbox_image: str, docker_api: docker.APIClient
+) -> None:
     cases = tuple(row.get("cases", [1]))
-    expected = tuple(row["expected"]) if "expected" in row else (
-        (row["expected_value"],) if "expected_value" in row else (3,)
+    expected = (
+        tuple(row["expected"])
+        if "expected" in row
+        else ((row["expected_value"],) if "expected_value" in row else (3,))
     )
     request = SandboxRequest(
         files=CORPUS_FILES,

@@ -69,7 +69,12 @@ def test_candidate_is_appended_to_the_target_only() -> None:
 
 def test_payload_never_holds_expected_values() -> None:
     payload = protocol.payload_bytes(
-        secret=b"s" * 32, files=[("a.py", "")], target="a.py", cases=(1,), case_deadline=5.0, answer_cap=99
+        secret=b"s" * 32,
+        files=[("a.py", "")],
+        target="a.py",
+        cases=(1,),
+        case_deadline=5.0,
+        answer_cap=99,
     )
     length, _, body = payload.partition(b"\n")
     assert int(length) == len(body)

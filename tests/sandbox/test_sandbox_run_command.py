@@ -12,15 +12,17 @@ from pathlib import Path
 
 import docker
 import pytest
+from sandbox_testkit import CORPUS_FILES, CORPUS_TARGET, RIGHT, WRONG, live_containers
 
 from assay.cli import main
 from assay.sandbox.policy import CONTAINER_NAME_PREFIX
-from sandbox_testkit import CORPUS_FILES, CORPUS_TARGET, RIGHT, WRONG, live_containers
 
 SLEEPER = "import time\n\n\ndef implement(value):\n    time.sleep(60)\n"
 
 
-def write_inputs(folder: Path, candidate: str, cases: list[object], expected: list[object]) -> list[str]:
+def write_inputs(
+    folder: Path, candidate: str, cases: list[object], expected: list[object]
+) -> list[str]:
     repo = folder / "repo"
     for source in CORPUS_FILES:
         (repo / source.path).parent.mkdir(parents=True, exist_ok=True)
@@ -41,7 +43,11 @@ def write_inputs(folder: Path, candidate: str, cases: list[object], expected: li
 @pytest.mark.docker
 @pytest.mark.parametrize(("candidate", "status"), [(RIGHT, "correct"), (WRONG, "incorrect")])
 def test_prints_one_json_object_and_exits_zero(
-    candidate: str, status: str, sandbox_image: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    candidate: str,
+    status: str,
+    sandbox_image: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     argv = write_inputs(tmp_path, candidate, [1, 2], [3, 5]) + ["--image", sandbox_image]
     assert main(argv) == 0
@@ -59,7 +65,14 @@ def test_missing_image_still_exits_zero(tmp_path: Path, capsys: pytest.CaptureFi
 
 @pytest.mark.parametrize(
     "breakage",
-    ["missing-candidate", "cases-not-json", "cases-not-list", "length-mismatch", "unknown-target", "no-repo"],
+    [
+        "missing-candidate",
+        "cases-not-json",
+        "cases-not-list",
+        "length-mismatch",
+        "unknown-target",
+        "no-repo",
+    ],
 )
 def test_bad_arguments_exit_2(breakage: str, tmp_path: Path) -> None:
     argv = write_inputs(tmp_path, RIGHT, [1], [3]) + ["--image", "sha256:" + "0" * 64]

@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from sandbox_testkit import CORPUS_FILES, CORPUS_TARGET
 
-from assay.fixtures.model import Arm, References, SourceFile, Subject, Task, Vector
+from assay.fixtures.model import Arm, References, Subject, Task, Vector
 from assay.fixtures.scenarios import load_scenario
 from assay.sandbox.selftest import run_selftest
-from sandbox_testkit import CORPUS_FILES, CORPUS_TARGET
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
@@ -21,7 +21,11 @@ def subject(reused: str, sandbox: str = "standard") -> Subject:
         instruction="Return double the value plus one.",
         helper="double",
         primitives=("int.__mul__",),
-        vectors=(Vector(input=1, expected=3), Vector(input=2, expected=5), Vector(input=0, expected=1)),
+        vectors=(
+            Vector(input=1, expected=3),
+            Vector(input=2, expected=5),
+            Vector(input=0, expected=1),
+        ),
         references=References(
             reused=reused, duplicated="def implement(value):\n    return value * 2 + 1\n"
         ),
@@ -34,14 +38,18 @@ def subject(reused: str, sandbox: str = "standard") -> Subject:
 
 @pytest.mark.docker
 def test_correct_references_pass(sandbox_image: str) -> None:
-    report = run_selftest([subject("def implement(value):\n    return double(value) + 1\n")], sandbox_image)
+    report = run_selftest(
+        [subject("def implement(value):\n    return double(value) + 1\n")], sandbox_image
+    )
     assert report.passed, report.failures
     assert report.checks == 6
 
 
 @pytest.mark.docker
 def test_a_wrong_reference_fails_the_selftest(sandbox_image: str) -> None:
-    report = run_selftest([subject("def implement(value):\n    return double(value)\n")], sandbox_image)
+    report = run_selftest(
+        [subject("def implement(value):\n    return double(value)\n")], sandbox_image
+    )
     assert not report.passed
     assert {(f.arm, f.implementation, f.status) for f in report.failures} == {
         ("clean", "reference-reused", "incorrect"),

@@ -73,7 +73,9 @@ def recipe_digest(kind: ImageKind) -> str:
 
 
 def _run(command: list[str], what: str) -> None:
-    completed = subprocess.run(command, capture_output=True, text=True, timeout=BUILD_TIMEOUT_SECONDS)
+    completed = subprocess.run(
+        command, capture_output=True, text=True, timeout=BUILD_TIMEOUT_SECONDS, check=False
+    )
     if completed.returncode != 0:
         tail = (completed.stderr or completed.stdout)[-2000:]
         raise ImageBuildError(f"{what} failed ({completed.returncode}): {tail}")

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 
 from assay.sandbox.results import CorrectnessResult, SandboxRequest
-from assay.sandbox.runner import cancelled, evaluate, remove_all_live, removal_on_signals
+from assay.sandbox.runner import cancelled, evaluate, removal_on_signals, remove_all_live
 
 POLL_SECONDS = 0.2
 

@@ -37,7 +37,9 @@ def combine(files: tuple[SourceFile, ...], target: str, candidate: str) -> list[
 
 def answer_budget(case_count: int) -> int:
     """Per-case answer bytes such that every record of a run fits the output cap."""
-    return min(MAX_ANSWER_BYTES, (OUTPUT_CAP_BYTES - RECORD_OVERHEAD_BYTES) // max(case_count, 1) // 2)
+    return min(
+        MAX_ANSWER_BYTES, (OUTPUT_CAP_BYTES - RECORD_OVERHEAD_BYTES) // max(case_count, 1) // 2
+    )
 
 
 def encoded_size(value: Any) -> int:

@@ -177,17 +177,20 @@ def _ready_in_force(record: dict[str, Any]) -> bool:
 
 
 def _case_outcome(index: int, record: dict[str, Any], expected: Any) -> CaseOutcome:
+    """Raises ValueError (pydantic) for an outcome outside the vocabulary: tampering."""
     outcome = record.get("outcome")
     if outcome == "answered":
-        verdict = "pass" if protocol.typed_equal(expected, record.get("value")) else "wrong-value"
-        return CaseOutcome(index=index, outcome=verdict)
+        passed = protocol.typed_equal(expected, record.get("value"))
+        return CaseOutcome(index=index, outcome="pass" if passed else "wrong-value")
     if outcome == "exception":
         name = record.get("exception_type")
         return CaseOutcome(index=index, outcome="exception", exception_type=str(name))
-    return CaseOutcome(index=index, outcome=outcome)
+    return CaseOutcome.model_validate({"index": index, "outcome": outcome})
 
 
-def _judge(session: _Session, request: SandboxRequest, deadline_per_case: float) -> CorrectnessResult:
+def _judge(
+    session: _Session, request: SandboxRequest, deadline_per_case: float
+) -> CorrectnessResult:
     """After the ready record: every case must have a valid record, in order."""
     outcomes: list[CaseOutcome] = []
     stream_failure: str | None = None
@@ -216,7 +219,9 @@ def _judge(session: _Session, request: SandboxRequest, deadline_per_case: float)
         return CorrectnessResult(status="incorrect", reason=stream_failure, cases=tuple(outcomes))
     failing = [case for case in outcomes if case.outcome != "pass"]
     if failing:
-        return CorrectnessResult(status="incorrect", reason=failing[0].outcome, cases=tuple(outcomes))
+        return CorrectnessResult(
+            status="incorrect", reason=failing[0].outcome, cases=tuple(outcomes)
+        )
     return CorrectnessResult(status="correct", reason="all-cases-passed", cases=tuple(outcomes))
 
 
@@ -285,7 +290,9 @@ def _evaluate_with(api: docker.APIClient, request: SandboxRequest) -> Correctnes
         except (docker_errors.DockerException, OSError):
             return evaluator_failure("container-create-failed")
         try:
-            raw = api.attach_socket(name, params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1})
+            raw = api.attach_socket(
+                name, params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1}
+            )
             sock = getattr(raw, "_sock", raw)
             api.start(name)
             sock.settimeout(max(startup_end - time.monotonic(), 0.001))

@@ -58,7 +58,9 @@ def _request(subject: Subject, arm: Arm, source: str, image: str) -> SandboxRequ
     )
 
 
-def run_selftest(subjects: Sequence[Subject], image: str, *, workers: int | None = None) -> SelfTestReport:
+def run_selftest(
+    subjects: Sequence[Subject], image: str, *, workers: int | None = None
+) -> SelfTestReport:
     plan: list[tuple[Subject, Arm, Implementation]] = []
     requests: list[SandboxRequest] = []
     for subject in subjects:

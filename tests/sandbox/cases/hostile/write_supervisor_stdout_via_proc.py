@@ -1,6 +1,6 @@
 import os
 
-FORGED = b'0' * 64 + b' {"kind":"done","seq":1}\n'
+FORGED = b"0" * 64 + b' {"kind":"done","seq":1}\n'
 
 
 def implement(value):
