@@ -34,15 +34,22 @@ class Authorization(Frozen):
 def decide(plan: Plan, run: RunSpec) -> Authorization:
     def result(state: AuthorizationState, reason: str) -> Authorization:
         return Authorization(
-            run=plan.run, state=state, plan_hash=plan.hash, cells=len(plan.cells),
-            requests=plan.budget.requests, worst_case_usd=plan.budget.worst_case_usd, reason=reason,
-        )  # fmt: skip
+            run=plan.run,
+            state=state,
+            plan_hash=plan.hash,
+            cells=len(plan.cells),
+            requests=plan.budget.requests,
+            worst_case_usd=plan.budget.worst_case_usd,
+            reason=reason,
+        )
 
     if not plan.budget.paid:
         return result("free", "free profile: no authorization needed")
     given = {"authorization": run.authorization, "plan_ref": run.plan_ref}
     if all(value is None for value in given.values()):
-        return result("awaiting-authorization", "no authorization in params.yaml; nothing will be spent")
+        return result(
+            "awaiting-authorization", "no authorization in params.yaml; nothing will be spent"
+        )
     for field, value in given.items():
         if value != plan.hash:
             shown = value if value is not None else "nothing"
@@ -52,5 +59,8 @@ def decide(plan: Plan, run: RunSpec) -> Authorization:
                 f"(assay plan show {plan.run}) and authorize it again."
             )
     if not run.allow_paid:
-        return result("awaiting-authorization", "plan hash approved but allow_paid is false; nothing will be spent")
+        return result(
+            "awaiting-authorization",
+            "plan hash approved but allow_paid is false; nothing will be spent",
+        )
     return result("authorized", "plan hash given twice and allow_paid is true")

@@ -12,6 +12,10 @@ import importlib
 import sys
 from collections.abc import Sequence
 
+from assay.commands import UsageError
+
+__all__ = ["UsageError", "build_parser", "main"]
+
 COMMAND_MODULES = (
     "assay.commands.score_structure",
     "assay.commands.sign_test",
@@ -20,10 +24,6 @@ COMMAND_MODULES = (
     "assay.commands.check_provider",
     "assay.commands.measure",
 )
-
-
-class UsageError(Exception):
-    """A bad argument or unreadable input: printed as ``assay: error: …`` with exit 2."""
 
 
 def build_parser() -> argparse.ArgumentParser:

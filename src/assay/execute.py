@@ -61,29 +61,50 @@ def call_key(cell: PlannedCell, step: int) -> str:
     return f"{cell.cell_id}#{step}"
 
 
-def _record(plan: Plan, cell: PlannedCell, step: int, status: ExecutionStatus, **fields: Any) -> CallRecord:
+def _record(
+    plan: Plan, cell: PlannedCell, step: int, status: ExecutionStatus, **fields: Any
+) -> CallRecord:
     return CallRecord(
-        run=plan.run, cell_id=cell.cell_id, subject=cell.subject, arm=cell.arm,
-        repeat=cell.repeat, step=step, status=status, **fields,
-    )  # fmt: skip
+        run=plan.run,
+        cell_id=cell.cell_id,
+        subject=cell.subject,
+        arm=cell.arm,
+        repeat=cell.repeat,
+        step=step,
+        status=status,
+        **fields,
+    )
 
 
-def _from_outcome(plan: Plan, cell: PlannedCell, step: int, outcome: Mapping[str, Any],
-                  intent: Mapping[str, Any], text: str | None) -> CallRecord:  # fmt: skip
+def _from_outcome(
+    plan: Plan,
+    cell: PlannedCell,
+    step: int,
+    outcome: Mapping[str, Any],
+    intent: Mapping[str, Any],
+    text: str | None,
+) -> CallRecord:
     usage = outcome.get("usage") or {}
     return _record(
-        plan, cell, step, outcome["status"],
-        reason=outcome.get("reason"), halt=bool(outcome.get("halt")),
+        plan,
+        cell,
+        step,
+        outcome["status"],
+        reason=outcome.get("reason"),
+        halt=bool(outcome.get("halt")),
         reservation_usd=intent["reservation_nano_usd"] / NANO,
         cost_usd=outcome.get("cost_usd"),
-        prompt_tokens=usage.get("prompt_tokens"), completion_tokens=usage.get("completion_tokens"),
-        generation_id=outcome.get("generation_id"), served_model=outcome.get("served_model"),
+        prompt_tokens=usage.get("prompt_tokens"),
+        completion_tokens=usage.get("completion_tokens"),
+        generation_id=outcome.get("generation_id"),
+        served_model=outcome.get("served_model"),
         served_provider=outcome.get("served_provider"),
         no_charge_proven=bool(outcome.get("no_charge_proven")),
         latency_seconds=outcome.get("latency_seconds"),
-        prompt_digest=intent["request_digest"], response_digest=outcome.get("response_digest"),
+        prompt_digest=intent["request_digest"],
+        response_digest=outcome.get("response_digest"),
         text=text,
-    )  # fmt: skip
+    )
 
 
 class Executor:
@@ -127,18 +148,30 @@ class Executor:
                     yield _record(self.plan, cell, step, "excluded", reason=cell.excluded)
                 elif key in state.outcomes:
                     outcome = state.outcomes[key]
-                    yield _from_outcome(self.plan, cell, step, outcome, state.intents[key], self._text(outcome))
+                    yield _from_outcome(
+                        self.plan, cell, step, outcome, state.intents[key], self._text(outcome)
+                    )
                 elif key in state.intents:
                     intent = state.intents[key]
-                    yield _record(self.plan, cell, step, "interrupted",
-                                  reason="intent-without-outcome: the process ended mid-request",
-                                  reservation_usd=intent["reservation_nano_usd"] / NANO,
-                                  prompt_digest=intent["request_digest"])  # fmt: skip
+                    yield _record(
+                        self.plan,
+                        cell,
+                        step,
+                        "interrupted",
+                        reason="intent-without-outcome: the process ended mid-request",
+                        reservation_usd=intent["reservation_nano_usd"] / NANO,
+                        prompt_digest=intent["request_digest"],
+                    )
                 elif state.halt_reason:
                     yield _record(self.plan, cell, step, "budget-halted", reason=state.halt_reason)
                 else:
-                    yield _record(self.plan, cell, step, "not-run",
-                                  reason="paid run ended before this call; never resumed")  # fmt: skip
+                    yield _record(
+                        self.plan,
+                        cell,
+                        step,
+                        "not-run",
+                        reason="paid run ended before this call; never resumed",
+                    )
 
     def _send(self, state: LedgerState) -> Iterator[CallRecord]:
         budget = self.plan.budget
@@ -155,7 +188,9 @@ class Executor:
                     continue
                 done = state.outcomes.get(key)
                 if done is not None:  # resumed free run: keep what was received
-                    record = _from_outcome(self.plan, cell, step, done, state.intents[key], self._text(done))
+                    record = _from_outcome(
+                        self.plan, cell, step, done, state.intents[key], self._text(done)
+                    )
                     yield record
                     if record.status != "completed" or record.text is None:
                         break
@@ -180,7 +215,9 @@ class Executor:
                 if record.status != "completed" or record.text is None:
                     # a chain cannot go on without its earlier step
                     for later in range(step + 1, cell.steps + 1):
-                        yield _record(self.plan, cell, later, "not-run", reason=f"step {step} {record.status}")
+                        yield _record(
+                            self.plan, cell, later, "not-run", reason=f"step {step} {record.status}"
+                        )
                     break
                 texts.append(record.text)
 
@@ -191,19 +228,34 @@ class Executor:
             raise RuntimeError(f"plan has {cell.steps} steps but no chain renderer was given")
         return self.next_prompt(cell, step, texts)
 
-    def _call(self, cell: PlannedCell, step: int, key: str, prompt: str, reservation: int) -> CallRecord:
+    def _call(
+        self, cell: PlannedCell, step: int, key: str, prompt: str, reservation: int
+    ) -> CallRecord:
         digest = sha256_hex(prompt)
         if step == 1 and digest != cell.prompt_digest:
             raise RuntimeError(f"{cell.cell_id}: prompt differs from the one the plan pinned")
         self.ledger.write_intent(key, request_digest=digest, reservation_nano_usd=reservation)
         started = time.perf_counter()
         try:
-            result: ProviderResult = self.provider.complete(ProviderRequest(cell_id=key, prompt=prompt))
-        except Exception as exc:  # an adapter bug is still an unproven charge: record and halt
-            result = ProviderResult(status="provider-error", reason=f"adapter-exception: {type(exc).__name__}", halt=True)
+            result: ProviderResult = self.provider.complete(
+                ProviderRequest(cell_id=key, prompt=prompt)
+            )
+        except Exception as exc:  # noqa: BLE001  # an adapter bug is still an unproven charge: record and halt
+            result = ProviderResult(
+                status="provider-error",
+                reason=f"adapter-exception: {type(exc).__name__}",
+                halt=True,
+            )
         if not result.latency_seconds:
-            result = result.model_copy(update={"latency_seconds": round(time.perf_counter() - started, 6)})
+            result = result.model_copy(
+                update={"latency_seconds": round(time.perf_counter() - started, 6)}
+            )
         outcome = self.ledger.write_outcome(key, result)
-        return _from_outcome(self.plan, cell, step, outcome,
-                             {"reservation_nano_usd": reservation, "request_digest": digest},
-                             result.text)  # fmt: skip
+        return _from_outcome(
+            self.plan,
+            cell,
+            step,
+            outcome,
+            {"reservation_nano_usd": reservation, "request_digest": digest},
+            result.text,
+        )

@@ -13,7 +13,9 @@ from assay.records import Frozen
 
 ExtractStatus = Literal["code", "no-code", "not-executed"]
 
-_FENCE = re.compile(r"^[ \t]*```[ \t]*([A-Za-z0-9_+.-]*)[^\n]*\n(.*?)^[ \t]*```", re.DOTALL | re.MULTILINE)
+_FENCE = re.compile(
+    r"^[ \t]*```[ \t]*([A-Za-z0-9_+.-]*)[^\n]*\n(.*?)^[ \t]*```", re.DOTALL | re.MULTILINE
+)
 PYTHON_TAGS = frozenset({"python", "py", "python3"})
 
 

@@ -120,15 +120,21 @@ class Ledger:
 
     def write_intent(self, key: str, *, request_digest: str, reservation_nano_usd: int) -> None:
         self._append(
-            {"type": "intent", "key": key, "request_digest": request_digest,
-             "reservation_nano_usd": reservation_nano_usd}
-        )  # fmt: skip
+            {
+                "type": "intent",
+                "key": key,
+                "request_digest": request_digest,
+                "reservation_nano_usd": reservation_nano_usd,
+            }
+        )
 
     def write_outcome(self, key: str, result: ProviderResult) -> dict[str, Any]:
         """Store the raw body and the completion text, then record the outcome."""
         record = result.model_dump(mode="json", exclude={"raw", "text"})
         record["response_digest"] = self.store(result.raw) if result.raw else None
-        record["text_digest"] = self.store(result.text.encode("utf-8")) if result.text is not None else None
+        record["text_digest"] = (
+            self.store(result.text.encode("utf-8")) if result.text is not None else None
+        )
         outcome = {"type": "outcome", "key": key, **record}
         self._append(outcome)
         return outcome

@@ -35,9 +35,14 @@ class AnalysisPlan(Frozen):
     alpha: float = Field(default=0.05, gt=0, lt=1)
     median: Literal["lower"] = "lower"
     minimum_subjects: int = Field(default=10, ge=1)
+    structure_evaluator: int = 7
+    """The preregistered structural evaluator version. Rescoring with another version
+    (``evaluators.structure``) is reported as a deviation from it, not a new plan."""
 
 
 class Evaluators(Frozen):
+    """The versions the evaluator stages score with now (not part of the plan)."""
+
     structure: int = 7
 
 
@@ -65,7 +70,9 @@ class Params(Frozen):
         try:
             return self.runs[run_id]
         except KeyError:
-            raise ParamsError(f"params.yaml: no run {run_id!r} (declared: {', '.join(self.runs)})") from None
+            raise ParamsError(
+                f"params.yaml: no run {run_id!r} (declared: {', '.join(self.runs)})"
+            ) from None
 
     def profile_for(self, run_id: str) -> ModelProfile:
         return self.models[self.run(run_id).model]

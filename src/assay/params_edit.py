@@ -44,7 +44,9 @@ def write_authorization(path: Path, run: str, plan_hash: str) -> None:
     _edit(path, change)
 
 
-def add_run(path: Path, run: str, *, model: str, scenario: str, repeats: int, schedule: str | None) -> None:
+def add_run(
+    path: Path, run: str, *, model: str, scenario: str, repeats: int, schedule: str | None
+) -> None:
     def change(document: Any) -> None:
         if run in document["runs"]:
             raise ValueError(f"run {run!r} is already declared in {path}")

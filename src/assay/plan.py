@@ -16,7 +16,7 @@ from pydantic import Field
 
 from assay.digest import canonical_json, sha256_hex
 from assay.fixtures.model import Scenario
-from assay.params import AnalysisPlan, Evaluators, RunSpec
+from assay.params import AnalysisPlan, RunSpec
 from assay.providers.base import ModelProfile
 from assay.records import Frozen
 from assay.schedule import schedule
@@ -24,9 +24,21 @@ from assay.schedule import schedule
 PLAN_SCHEMA = "assay-plan/1"
 
 TRACKED_PACKAGES = (
-    "assay", "dvc", "pydantic", "httpx", "docker", "duckdb", "pyarrow", "scipy",
-    "radon", "lizard", "grimp", "complexipy", "ruff", "mypy",
-)  # fmt: skip
+    "assay",
+    "dvc",
+    "pydantic",
+    "httpx",
+    "docker",
+    "duckdb",
+    "pyarrow",
+    "scipy",
+    "radon",
+    "lizard",
+    "grimp",
+    "complexipy",
+    "ruff",
+    "mypy",
+)
 
 
 class PromptRef(Frozen):
@@ -69,9 +81,8 @@ class Plan(Frozen):
     model: ModelProfile
     budget: Budget
     cells: tuple[PlannedCell, ...]
-    evaluators: Evaluators
     analysis: AnalysisPlan
-    sandbox: dict[str, Any] = {}
+    sandbox: dict[str, Any] = Field(default_factory=dict)
     tools: dict[str, str]
 
     model_config = Frozen.model_config | {"populate_by_name": True}
@@ -104,7 +115,9 @@ def tool_versions() -> dict[str, str]:
 
 def _budget(profile: ModelProfile, requests: int) -> Budget:
     if profile.is_free:
-        return Budget(paid=False, ceiling_usd=0.0, reservation_usd=0.0, requests=requests, worst_case_usd=0.0)
+        return Budget(
+            paid=False, ceiling_usd=0.0, reservation_usd=0.0, requests=requests, worst_case_usd=0.0
+        )
     reservation = profile.reservation
     return Budget(
         paid=True,
@@ -123,7 +136,6 @@ def build_plan(
     scenario: Scenario,
     prompts: Mapping[tuple[str, str], PromptRef],
     analysis: AnalysisPlan,
-    evaluators: Evaluators,
     tools: Mapping[str, str],
     sandbox: Mapping[str, Any] | None = None,
 ) -> Plan:
@@ -134,7 +146,10 @@ def build_plan(
     for planned in order:
         subject = subjects[planned.subject]
         prompt = prompts[(planned.subject, planned.arm)]
-        over_cap = profile.request_bytes_cap is not None and prompt.request_bytes > profile.request_bytes_cap
+        over_cap = (
+            profile.request_bytes_cap is not None
+            and prompt.request_bytes > profile.request_bytes_cap
+        )
         cells.append(
             PlannedCell(
                 cell_id=cell_id(planned.subject, planned.arm, planned.repeat),
@@ -164,7 +179,6 @@ def build_plan(
         model=profile,
         budget=_budget(profile, requests),
         cells=tuple(cells),
-        evaluators=evaluators,
         analysis=analysis,
         sandbox=dict(sandbox or {}),
         tools=dict(tools),
@@ -179,10 +193,14 @@ def summary(plan: Plan) -> str:
         f"plan hash      {plan.hash}",
         f"model          {plan.model.model} via {plan.model.provider}"
         + (f" (pinned to {plan.model.provider_pin})" if plan.model.provider_pin else ""),
-        f"scenario       {plan.scenario}: {len({c.subject for c in plan.cells})} subjects × "
-        f"{len(plan.arms)} arms × {plan.repeats} repeats, schedule {plan.schedule}",
-        f"cells          {len(plan.cells)} ({len(plan.cells) - len(admitted)} excluded), "
-        f"{plan.budget.requests} provider requests at most",
+        (
+            f"scenario       {plan.scenario}: {len({c.subject for c in plan.cells})} subjects × "
+            f"{len(plan.arms)} arms × {plan.repeats} repeats, schedule {plan.schedule}"
+        ),
+        (
+            f"cells          {len(plan.cells)} ({len(plan.cells) - len(admitted)} excluded), "
+            f"{plan.budget.requests} provider requests at most"
+        ),
     ]
     if plan.budget.paid:
         caps = plan.model.price_caps
@@ -207,5 +225,7 @@ def load_plan(data: bytes | str) -> Plan:
 def request_sizes(
     prompts: Mapping[tuple[str, str], str], measure: Callable[[str], int]
 ) -> dict[tuple[str, str], PromptRef]:
-    return {key: PromptRef(digest=sha256_hex(text), request_bytes=measure(text)) for key, text in prompts.items()}
-
+    return {
+        key: PromptRef(digest=sha256_hex(text), request_bytes=measure(text))
+        for key, text in prompts.items()
+    }

@@ -25,7 +25,9 @@ class ScheduledCell(Frozen):
     """1-based repeat number."""
 
 
-def _counterbalanced(subject_index: int, repeat_index: int, block: int, arms: Sequence[str]) -> list[str]:
+def _counterbalanced(
+    subject_index: int, repeat_index: int, block: int, arms: Sequence[str]
+) -> list[str]:
     return list(arms) if (subject_index + repeat_index) % 2 == 0 else list(reversed(arms))
 
 

@@ -17,7 +17,9 @@ def _plan_show(args: argparse.Namespace) -> int:
     try:
         plan = make_plan(args.run, load_params(args.params))
     except (ParamsError, FileNotFoundError) as exc:
-        raise UsageError(f"{exc} (run `dvc repro` for the subjects and render stages first)") from None
+        raise UsageError(
+            f"{exc} (run `dvc repro` for the subjects and render stages first)"
+        ) from None
     print(summary(plan))
     return 0
 
@@ -39,8 +41,10 @@ def _authorize(args: argparse.Namespace) -> int:
         print(f"{args.run} is free: no authorization needed")
         return 0
     write_authorization(Path(args.params), args.run, plan.hash)
-    print(f"authorized {args.run}: plan {plan.hash}, worst case ${plan.budget.worst_case_usd:.2f}; "
-          "run `dvc repro` to execute")  # fmt: skip
+    print(
+        f"authorized {args.run}: plan {plan.hash}, worst case ${plan.budget.worst_case_usd:.2f}; "
+        "run `dvc repro` to execute"
+    )
     return 0
 
 
@@ -65,7 +69,10 @@ def _sql(args: argparse.Namespace) -> int:
         writer.writerow(names)
         writer.writerows(rows)
     else:
-        widths = [max(len(str(n)), *(len(str(r[i])) for r in rows)) if rows else len(n) for i, n in enumerate(names)]
+        widths = [
+            max(len(str(n)), *(len(str(r[i])) for r in rows)) if rows else len(n)
+            for i, n in enumerate(names)
+        ]
         print("  ".join(n.ljust(w) for n, w in zip(names, widths, strict=True)))
         for row in rows:
             print("  ".join(str(v).ljust(w) for v, w in zip(row, widths, strict=True)))
@@ -76,8 +83,14 @@ def _run_add(args: argparse.Namespace) -> int:
     from assay.params_edit import add_run
 
     try:
-        add_run(Path(args.params), args.run, model=args.model, scenario=args.scenario,
-                repeats=args.repeats, schedule=args.schedule)  # fmt: skip
+        add_run(
+            Path(args.params),
+            args.run,
+            model=args.model,
+            scenario=args.scenario,
+            repeats=args.repeats,
+            schedule=args.schedule,
+        )
     except (ParamsError, ValueError) as exc:
         raise UsageError(str(exc)) from None
     print(f"added run {args.run}; `dvc repro` runs it")
@@ -94,7 +107,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     auth = subparsers.add_parser("authorize", help="approve a paid run's plan hash in params.yaml")
     auth.add_argument("run")
-    auth.add_argument("--plan-hash", required=True, help="the hash you inspected with `assay plan show`")
+    auth.add_argument(
+        "--plan-hash", required=True, help="the hash you inspected with `assay plan show`"
+    )
     auth.add_argument("--params", default="params.yaml")
     auth.set_defaults(handler=_authorize)
 

@@ -33,7 +33,9 @@ def provider_factory(plan: Plan) -> Callable[[], Provider]:
             return SimulatedProvider(profile, answer_book(read_scenario(plan.scenario).subjects))
         if profile.provider == "replay":
             if not profile.replay_ledger:
-                raise ValueError("a replay profile needs replay_ledger (the earlier run's ledger folder)")
+                raise ValueError(
+                    "a replay profile needs replay_ledger (the earlier run's ledger folder)"
+                )
             return ReplayProvider(Path(profile.replay_ledger))
         from assay.providers.factory import make_provider
 
@@ -44,18 +46,32 @@ def provider_factory(plan: Plan) -> Callable[[], Provider]:
 
 def awaiting(plan: Plan) -> list[CallRecord]:
     return [
-        CallRecord(run=plan.run, cell_id=c.cell_id, subject=c.subject, arm=c.arm, repeat=c.repeat,
-                   step=step, status="not-run", reason="awaiting-authorization")  # fmt: skip
+        CallRecord(
+            run=plan.run,
+            cell_id=c.cell_id,
+            subject=c.subject,
+            arm=c.arm,
+            repeat=c.repeat,
+            step=step,
+            status="not-run",
+            reason="awaiting-authorization",
+        )
         for c in plan.cells
         for step in range(1, c.steps + 1)
     ]
 
 
-def run(run_id: str, params: Params, factory: Callable[[Plan], Callable[[], Provider]] = provider_factory) -> list[CallRecord]:
+def run(
+    run_id: str,
+    params: Params,
+    factory: Callable[[Plan], Callable[[], Provider]] = provider_factory,
+) -> list[CallRecord]:
     plan = read_plan(run_id)
     authorization = read_authorization(run_id)
     if authorization.plan_hash != plan.hash:
-        raise RuntimeError(f"run {run_id!r}: authorization was decided for another plan; run `dvc repro` again")
+        raise RuntimeError(
+            f"run {run_id!r}: authorization was decided for another plan; run `dvc repro` again"
+        )
     if authorization.state == "awaiting-authorization":
         records = awaiting(plan)
     else:

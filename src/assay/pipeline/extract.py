@@ -25,11 +25,19 @@ def candidate_rows(calls: list[CallRecord]) -> list[CandidateRow]:
     rows = []
     for call in calls:
         extraction = extract_candidate(call.text if call.status == "completed" else None)
-        rows.append(CandidateRow(
-            run=call.run, cell_id=call.cell_id, subject=call.subject, arm=call.arm, repeat=call.repeat,
-            step=call.step, execution_status=call.status, extract_status=extraction.status,
-            source=extraction.source,
-        ))  # fmt: skip
+        rows.append(
+            CandidateRow(
+                run=call.run,
+                cell_id=call.cell_id,
+                subject=call.subject,
+                arm=call.arm,
+                repeat=call.repeat,
+                step=call.step,
+                execution_status=call.status,
+                extract_status=extraction.status,
+                source=extraction.source,
+            )
+        )
     return rows
 
 

@@ -42,3 +42,7 @@ def verdicts_table(run: str) -> Path:
 
 def report_dir() -> Path:
     return DATA / "report"
+
+
+TRACKED_RESULTS = Path("reports")
+"""Small, git-tracked results (metrics and plot data) that `dvc exp show` reads per revision."""

@@ -18,7 +18,9 @@ def request_size_measure(profile: ModelProfile) -> Callable[[str], int]:
     try:
         from assay.providers.factory import request_bytes
     except ImportError:  # adapters not installed: measure the chat message alone
-        return lambda prompt: len(json.dumps({"messages": [{"role": "user", "content": prompt}]}).encode())
+        return lambda prompt: len(
+            json.dumps({"messages": [{"role": "user", "content": prompt}]}).encode()
+        )
     return lambda prompt: request_bytes(profile, prompt)
 
 
@@ -28,16 +30,23 @@ def make_plan(run_id: str, params: Params) -> Plan:
     scenario = read_scenario(run.scenario)
     prompts = request_sizes(read_prompts(run.scenario), request_size_measure(profile))
     return build_plan(
-        run_id=run_id, run=run, profile=profile, scenario=scenario, prompts=prompts,
-        analysis=params.analysis, evaluators=params.evaluators, tools=tool_versions(),
-    )  # fmt: skip
+        run_id=run_id,
+        run=run,
+        profile=profile,
+        scenario=scenario,
+        prompts=prompts,
+        analysis=params.analysis,
+        tools=tool_versions(),
+    )
 
 
 def write_plan(plan: Plan) -> None:
     path = paths.plan_file(plan.run)
     path.parent.mkdir(parents=True, exist_ok=True)
     document = json.loads(plan.canonical())
-    path.write_text(json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+    path.write_text(
+        json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
     (path.parent / "plan.sha256").write_text(plan.hash + "\n", encoding="ascii")
 
 

@@ -29,7 +29,9 @@ def prompt_rows(scenario: Scenario) -> list[PromptRow]:
 
 
 def read_prompts(scenario: str) -> dict[tuple[str, str], str]:
-    return {(r.subject, r.arm): r.prompt for r in read_records(paths.prompts_table(scenario), PromptRow)}
+    return {
+        (r.subject, r.arm): r.prompt for r in read_records(paths.prompts_table(scenario), PromptRow)
+    }
 
 
 def run(name: str) -> None:

@@ -15,8 +15,12 @@ def run() -> None:
     con = connect(paths.DATA)
     reports = build_reports(con)
     write_reports(reports, out)
-    (out / "metrics.json").write_text(json.dumps(headline_metrics(reports), indent=2, sort_keys=True) + "\n")
-    plots = out / "plots"
+    tracked = paths.TRACKED_RESULTS
+    tracked.mkdir(parents=True, exist_ok=True)
+    (tracked / "metrics.json").write_text(
+        json.dumps(headline_metrics(reports), indent=2, sort_keys=True) + "\n"
+    )
+    plots = tracked / "plots"
     plots.mkdir(parents=True, exist_ok=True)
     with (plots / "verdicts_by_arm.csv").open("w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=["run", "arm", "verdict", "cells"])

@@ -29,19 +29,40 @@ class VerdictRow(Frozen):
     evaluator_version: int
 
 
-def verdict_rows(candidates: list[CandidateRow], scenario: Scenario, version: int) -> list[VerdictRow]:
+def verdict_rows(
+    candidates: list[CandidateRow], scenario: Scenario, version: int
+) -> list[VerdictRow]:
     tasks = {s.id: s.task for s in scenario.subjects}
     rows = []
     for c in candidates:
         if c.source is None:
-            verdict, reason = None, c.extract_status if c.execution_status == "completed" else c.execution_status
+            verdict, reason = (
+                None,
+                c.extract_status if c.execution_status == "completed" else c.execution_status,
+            )
         else:
             task = tasks[c.subject]
-            result = score(c.source, helper=task.helper, helper_module=task.helper_module,
-                           primitives=task.primitives, version=version)  # fmt: skip
+            result = score(
+                c.source,
+                helper=task.helper,
+                helper_module=task.helper_module,
+                primitives=task.primitives,
+                version=version,
+            )
             verdict, reason = result.verdict, result.reason
-        rows.append(VerdictRow(run=c.run, cell_id=c.cell_id, subject=c.subject, arm=c.arm, repeat=c.repeat,
-                               step=c.step, verdict=verdict, reason=reason, evaluator_version=version))  # fmt: skip
+        rows.append(
+            VerdictRow(
+                run=c.run,
+                cell_id=c.cell_id,
+                subject=c.subject,
+                arm=c.arm,
+                repeat=c.repeat,
+                step=c.step,
+                verdict=verdict,
+                reason=reason,
+                evaluator_version=version,
+            )
+        )
     return rows
 
 

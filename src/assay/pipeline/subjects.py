@@ -31,11 +31,19 @@ class SubjectRow(Frozen):
 def subject_rows(scenario: Scenario) -> list[SubjectRow]:
     return [
         SubjectRow(
-            scenario=scenario.name, subject=s.id, family=s.task.family, arm=arm.name,
-            subject_digest=s.digest, arm_digest=s.arm_digest(arm.name), target=s.target,
-            helper=s.task.helper, helper_module=s.task.helper_module, primitives=s.task.primitives,
-            sandbox=arm.sandbox, repository_bytes=sum(len(f.text.encode()) for f in arm.files),
-        )  # fmt: skip
+            scenario=scenario.name,
+            subject=s.id,
+            family=s.task.family,
+            arm=arm.name,
+            subject_digest=s.digest,
+            arm_digest=s.arm_digest(arm.name),
+            target=s.target,
+            helper=s.task.helper,
+            helper_module=s.task.helper_module,
+            primitives=s.task.primitives,
+            sandbox=arm.sandbox,
+            repository_bytes=sum(len(f.text.encode()) for f in arm.files),
+        )
         for s in scenario.subjects
         for arm in s.arms
     ]

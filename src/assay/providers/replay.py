@@ -21,11 +21,18 @@ class ReplayProvider:
 
     def complete(self, request: ProviderRequest) -> ProviderResult:
         outcome = self.outcomes.get(request.cell_id)
-        if outcome is None or outcome.get("status") != "completed" or not outcome.get("text_digest"):
-            return ProviderResult(status="provider-error", reason="replay-miss", halt=True,
-                                  served_provider="replay")  # fmt: skip
+        if (
+            outcome is None
+            or outcome.get("status") != "completed"
+            or not outcome.get("text_digest")
+        ):
+            return ProviderResult(
+                status="provider-error", reason="replay-miss", halt=True, served_provider="replay"
+            )
         text = self.source.load(outcome["text_digest"]).decode("utf-8")
-        raw = self.source.load(outcome["response_digest"]) if outcome.get("response_digest") else b""
+        raw = (
+            self.source.load(outcome["response_digest"]) if outcome.get("response_digest") else b""
+        )
         return ProviderResult(
             status="completed",
             text=text,

@@ -122,8 +122,13 @@ class SimulatedProvider:
         label = f"simulated/{self.profile.behaviour}"
         entry = self._entry(request.prompt)
         if entry is None:
-            return ProviderResult(status="provider-error", reason="simulated-unknown-prompt", halt=True,
-                                  served_model=label, served_provider="simulated")  # fmt: skip
+            return ProviderResult(
+                status="provider-error",
+                reason="simulated-unknown-prompt",
+                halt=True,
+                served_model=label,
+                served_provider="simulated",
+            )
         duplicate = _uniform(self.profile.seed, request.cell_id) < self.duplication_probability(
             request.prompt, entry
         )

@@ -44,23 +44,46 @@ def runs_table(data: Path) -> pa.Table:
         auth = json.loads(auth_path.read_text(encoding="utf-8")) if auth_path.exists() else {}
         plan_hash = (plan_path.parent / "plan.sha256").read_text().strip()
         model = plan["model"]
-        rows.append({
-            "run": plan["run"], "scenario": plan["scenario"], "model": model["model"],
-            "provider": model["provider"], "simulated": model["provider"] == "simulated",
-            "repeats": plan["repeats"], "arms": plan["arms"], "reference_arm": plan["reference_arm"],
-            "alpha": plan["analysis"]["alpha"], "minimum_subjects": plan["analysis"]["minimum_subjects"],
-            "plan_hash": plan_hash, "authorization": auth.get("state"),
-            "cells": len(plan["cells"]), "requests": plan["budget"]["requests"],
-            "worst_case_usd": plan["budget"]["worst_case_usd"],
-            "structure_evaluator": plan["evaluators"]["structure"],
-        })  # fmt: skip
-    schema = pa.schema([
-        ("run", pa.string()), ("scenario", pa.string()), ("model", pa.string()), ("provider", pa.string()),
-        ("simulated", pa.bool_()), ("repeats", pa.int64()), ("arms", pa.list_(pa.string())),
-        ("reference_arm", pa.string()), ("alpha", pa.float64()), ("minimum_subjects", pa.int64()),
-        ("plan_hash", pa.string()), ("authorization", pa.string()), ("cells", pa.int64()),
-        ("requests", pa.int64()), ("worst_case_usd", pa.float64()), ("structure_evaluator", pa.int64()),
-    ])  # fmt: skip
+        rows.append(
+            {
+                "run": plan["run"],
+                "scenario": plan["scenario"],
+                "model": model["model"],
+                "provider": model["provider"],
+                "simulated": model["provider"] == "simulated",
+                "repeats": plan["repeats"],
+                "arms": plan["arms"],
+                "reference_arm": plan["reference_arm"],
+                "alpha": plan["analysis"]["alpha"],
+                "minimum_subjects": plan["analysis"]["minimum_subjects"],
+                "plan_hash": plan_hash,
+                "authorization": auth.get("state"),
+                "cells": len(plan["cells"]),
+                "requests": plan["budget"]["requests"],
+                "worst_case_usd": plan["budget"]["worst_case_usd"],
+                "preregistered_structure_evaluator": plan["analysis"]["structure_evaluator"],
+            }
+        )
+    schema = pa.schema(
+        [
+            ("run", pa.string()),
+            ("scenario", pa.string()),
+            ("model", pa.string()),
+            ("provider", pa.string()),
+            ("simulated", pa.bool_()),
+            ("repeats", pa.int64()),
+            ("arms", pa.list_(pa.string())),
+            ("reference_arm", pa.string()),
+            ("alpha", pa.float64()),
+            ("minimum_subjects", pa.int64()),
+            ("plan_hash", pa.string()),
+            ("authorization", pa.string()),
+            ("cells", pa.int64()),
+            ("requests", pa.int64()),
+            ("worst_case_usd", pa.float64()),
+            ("preregistered_structure_evaluator", pa.int64()),
+        ]
+    )
     return pa.Table.from_pylist(rows, schema=schema)
 
 
@@ -74,7 +97,9 @@ def connect(data: Path) -> duckdb.DuckDBPyConnection:
     con.unregister("runs_arrow")
     for view, pattern in TABLE_GLOBS.items():
         if not any(data.glob(pattern)):
-            raise FileNotFoundError(f"no {view} table under {data} ({pattern}); run `dvc repro` first")
+            raise FileNotFoundError(
+                f"no {view} table under {data} ({pattern}); run `dvc repro` first"
+            )
     for name in BASE_VIEWS + DERIVED_VIEWS:
         con.execute(query_text(name).replace("{data}", data.as_posix()))
     return con

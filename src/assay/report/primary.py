@@ -40,6 +40,14 @@ def build_reports(con: duckdb.DuckDBPyConnection) -> dict[str, dict[str, Any]]:
     counts = _by_run(_rows(con, query_text("verdict_counts.sql")))
     subjects = _by_run(_rows(con, query_text("subject_table.sql")))
     execution = _by_run(_rows(con, query_text("execution.sql")))
+    scored_with = {
+        row["run"]: row["versions"]
+        for row in _rows(
+            con,
+            "SELECT run, list(DISTINCT evaluator_version ORDER BY evaluator_version) AS versions "
+            "FROM verdicts GROUP BY run",
+        )
+    }
     reports = {}
     for run in runs:
         name = run["run"]
@@ -47,11 +55,17 @@ def build_reports(con: duckdb.DuckDBPyConnection) -> dict[str, dict[str, Any]]:
         for c in comparisons.get(name, []):
             p = round(c["p_value"], 10)
             descriptive = c["complete_subjects"] < c["minimum_subjects"]
-            tests.append({**c, "p_value": p, "significant": (not descriptive) and p < c["alpha"],
-                          "descriptive_only": descriptive})  # fmt: skip
+            tests.append(
+                {
+                    **c,
+                    "p_value": p,
+                    "significant": (not descriptive) and p < c["alpha"],
+                    "descriptive_only": descriptive,
+                }
+            )
         reports[name] = {
             "report": "abstraction",
-            "run": run,
+            "run": {**run, "structure_evaluator": scored_with.get(name, [])},
             "execution": execution.get(name, []),
             "verdict_counts": counts.get(name, []),
             "subjects": subjects.get(name, []),
@@ -64,7 +78,9 @@ def _table(rows: list[dict[str, Any]], columns: list[str]) -> str:
     if not rows:
         return "_none_\n"
     lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
-    lines += ["| " + " | ".join("" if r[c] is None else str(r[c]) for c in columns) + " |" for r in rows]
+    lines += [
+        "| " + " | ".join("" if r[c] is None else str(r[c]) for c in columns) + " |" for r in rows
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -73,10 +89,18 @@ def render_markdown(report: dict[str, Any]) -> str:
     parts = [f"# Abstraction report: {run['run']}\n"]
     if run["simulated"]:
         parts.append(SIMULATED_BANNER + "\n")
+    scored = ", ".join(f"v{v}" for v in run["structure_evaluator"]) or "none"
     parts.append(
         f"Model `{run['model']}` ({run['provider']}), scenario `{run['scenario']}`, {run['repeats']} repeats, "
-        f"structural evaluator v{run['structure_evaluator']}, plan `{run['plan_hash']}`.\n"
+        f"structural evaluator {scored}, plan `{run['plan_hash']}`.\n"
     )
+    if run["structure_evaluator"] and run["structure_evaluator"] != [
+        run["preregistered_structure_evaluator"]
+    ]:
+        parts.append(
+            f"**Deviation from the plan:** scored with evaluator {scored}; the plan preregistered "
+            f"v{run['preregistered_structure_evaluator']}. This is a rescoring, not the preregistered analysis.\n"
+        )
     if run["authorization"] == "awaiting-authorization":
         parts.append(
             f"**Awaiting authorization.** Nothing was spent. Plan hash `{run['plan_hash']}`, "
@@ -90,14 +114,30 @@ def render_markdown(report: dict[str, Any]) -> str:
         "Lower ordinal median over repeats (duplicated < mixed < reused); a subject with any missing "
         "cell is incomplete and leaves the comparison. `for` = the reference arm reused more.\n\n"
     )
-    parts.append(_table(report["sign_tests"], [
-        "step", "reference_arm", "arm", "complete_subjects", "incomplete_subjects", "favouring_reference",
-        "favouring_arm", "ties", "p_value", "significant", "descriptive_only",
-    ]))  # fmt: skip
+    parts.append(
+        _table(
+            report["sign_tests"],
+            [
+                "step",
+                "reference_arm",
+                "arm",
+                "complete_subjects",
+                "incomplete_subjects",
+                "favouring_reference",
+                "favouring_arm",
+                "ties",
+                "p_value",
+                "significant",
+                "descriptive_only",
+            ],
+        )
+    )
     parts.append("## Verdicts per arm\n")
     parts.append(_table(report["verdict_counts"], ["step", "arm", "verdict", "cells"]))
     parts.append("## Subjects\n")
-    parts.append(_table(report["subjects"], ["step", "subject", "arm", "cells", "complete", "lower_median"]))
+    parts.append(
+        _table(report["subjects"], ["step", "subject", "arm", "cells", "complete", "lower_median"])
+    )
     return "\n".join(parts)
 
 
@@ -109,7 +149,9 @@ def headline_metrics(reports: dict[str, dict[str, Any]]) -> dict[str, Any]:
         for row in report["verdict_counts"]:
             if row["verdict"] == "reused" and row["step"] == 1:
                 reused[row["arm"]] = row["cells"]
-        entry: dict[str, Any] = {f"reused_{arm}": reused.get(arm, 0) for arm in report["run"]["arms"]}
+        entry: dict[str, Any] = {
+            f"reused_{arm}": reused.get(arm, 0) for arm in report["run"]["arms"]
+        }
         for test in report["sign_tests"]:
             if test["step"] == 1:
                 entry[f"p_{test['arm']}"] = test["p_value"]
@@ -131,5 +173,7 @@ def write_reports(reports: dict[str, dict[str, Any]], out: Path) -> None:
     for name, report in reports.items():
         folder = out / "runs" / name
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / "abstraction.json").write_text(json.dumps(report, indent=2, sort_keys=True, default=str) + "\n")
+        (folder / "abstraction.json").write_text(
+            json.dumps(report, indent=2, sort_keys=True, default=str) + "\n"
+        )
         (folder / "abstraction.md").write_text(render_markdown(report))

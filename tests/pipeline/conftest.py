@@ -1,0 +1,70 @@
+"""A throwaway copy of the repository (tracked files only) in its own git repo, with DVC."""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+
+
+class Repo:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}",
+                    "PYTHONPATH": str(path / "src"), "DVC_NO_ANALYTICS": "1"}  # fmt: skip
+
+    def run(self, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+        result = subprocess.run(
+            args,
+            check=False,
+            cwd=self.path,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        if check and result.returncode != 0:
+            raise AssertionError(
+                f"{' '.join(args)} failed ({result.returncode}):\n{result.stdout}\n{result.stderr}"
+            )
+        return result
+
+    def dvc(self, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+        return self.run(str(BIN / "dvc"), *args, check=check)
+
+    def git(self, *args: str) -> subprocess.CompletedProcess:
+        return self.run("git", *args)
+
+    def read(self, relative: str) -> str:
+        return (self.path / relative).read_text(encoding="utf-8")
+
+    def write(self, relative: str, text: str) -> None:
+        (self.path / relative).write_text(text, encoding="utf-8")
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Repo:
+    tracked = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
+    ).stdout
+    target = tmp_path / "repo"
+    for name in filter(None, tracked.decode().split("\0")):
+        source = ROOT / name
+        if not source.is_file() or name == "dvc.lock":
+            continue
+        destination = target / name
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source, destination)
+    copy = Repo(target)
+    copy.git("init", "-q", "-b", "main")
+    copy.git("-c", "user.email=t@assay.invalid", "-c", "user.name=t", "add", "-A")
+    copy.git("-c", "user.email=t@assay.invalid", "-c", "user.name=t", "commit", "-qm", "copy")
+    return copy
