@@ -12,8 +12,7 @@ offending statement decides):
 ``not-utf8``             bytes that are not UTF-8 (a UTF-8 BOM is allowed), or text with
                          lone surrogates
 ``syntax-error``         the text does not parse (null bytes included)
-``too-complex``          the syntax tree nests deeper than :data:`MAX_DEPTH` (or the parser
-                         gave up on it)
+``too-complex``          the parser gave up on the nesting
 ``module-statement``     a module-level statement that is neither the leading docstring, an
                          import nor a definition
 ``star-import``          ``from m import *``: it could bind the helper's name invisibly
@@ -22,6 +21,7 @@ offending statement decides):
 ``extra-definition``     a definition other than ``implement``, or a second ``implement``
 ``async-implement``      ``implement`` is ``async def``
 ``decorated``            ``implement`` has decorators
+``too-complex``          ``implement`` nests deeper than :data:`MAX_DEPTH`
 ``unsupported-annotation``  policy ``simple`` and an annotation inside ``implement`` that is
                          not a bare name, a dotted name, a string or ``None``
 ``no-implement``         no ``def implement`` at all
@@ -37,7 +37,7 @@ replaces it, while an exact import under another name (``as h``) binds ``h`` and
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 
@@ -82,6 +82,8 @@ class Admission:
     result: GateResult
     tree: ast.Module | None = None
     implement: ast.FunctionDef | None = None
+    nodes: tuple[ast.AST, ...] = ()
+    """Every node of ``implement``, itself included (one walk shared by the evaluator)."""
 
 
 def _refused(reason: GateRefusal) -> Admission:
@@ -108,25 +110,32 @@ def decode_source(source: str | bytes) -> str | None:
 def parse_module(text: str) -> ast.Module | GateRefusal:
     """Parse text into a module, or the refusal reason when it cannot be parsed."""
     try:
-        tree = ast.parse(text, filename="<candidate>", type_comments=False)
+        return ast.parse(text, filename="<candidate>", type_comments=False)
     except (SyntaxError, ValueError):
         return "syntax-error"
     except (RecursionError, MemoryError, OverflowError):
         return "too-complex"
-    if tree_depth(tree) > MAX_DEPTH:
-        return "too-complex"
-    return tree
 
 
-def tree_depth(tree: ast.AST) -> int:
-    """Deepest nesting of the tree, computed without recursion."""
-    deepest = 0
-    stack: list[tuple[ast.AST, int]] = [(tree, 1)]
+def flatten(root: ast.AST) -> tuple[tuple[ast.AST, ...], int]:
+    """Every node under ``root`` (itself included) and the deepest nesting, without recursion."""
+    nodes: list[ast.AST] = [root]
+    deepest = 1
+    stack: list[tuple[ast.AST, int]] = [(root, 1)]
     while stack:
         node, depth = stack.pop()
         deepest = max(deepest, depth)
-        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
-    return deepest
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, ast.AST):
+                nodes.append(value)
+                stack.append((value, depth + 1))
+            elif isinstance(value, list):
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        nodes.append(item)
+                        stack.append((item, depth + 1))
+    return tuple(nodes), deepest
 
 
 def is_docstring(statement: ast.stmt) -> bool:
@@ -172,14 +181,16 @@ def is_simple_annotation(annotation: ast.expr) -> bool:
         node = node.value
     if isinstance(node, ast.Name):
         return True
-    return node is annotation and isinstance(node, ast.Constant) and (
-        node.value is None or isinstance(node.value, str)
+    return (
+        node is annotation
+        and isinstance(node, ast.Constant)
+        and (node.value is None or isinstance(node.value, str))
     )
 
 
-def annotations_within(function: ast.FunctionDef) -> Iterator[ast.expr]:
-    """Every annotation in the function: its signature, nested signatures, annotated names."""
-    for node in ast.walk(function):
+def annotations_within(nodes: Iterable[ast.AST]) -> Iterator[ast.expr]:
+    """Every annotation among the nodes: signatures, nested signatures, annotated names."""
+    for node in nodes:
         if isinstance(node, ast.arg) and node.annotation is not None:
             yield node.annotation
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.returns is not None:
@@ -236,11 +247,14 @@ def admit(
     checked = module_refusal(parsed, helper, helper_module)
     if isinstance(checked, str):
         return _refused(checked)
+    nodes, depth = flatten(checked)
+    if depth > MAX_DEPTH:
+        return _refused("too-complex")
     if annotations == "simple" and not all(
-        is_simple_annotation(a) for a in annotations_within(checked)
+        is_simple_annotation(a) for a in annotations_within(nodes)
     ):
         return _refused("unsupported-annotation")
-    return Admission(result=ACCEPTED, tree=parsed, implement=checked)
+    return Admission(result=ACCEPTED, tree=parsed, implement=checked, nodes=nodes)
 
 
 def check_source(

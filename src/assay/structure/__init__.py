@@ -78,7 +78,7 @@ def score(
         refusal = admission.result.reason or "syntax-error"
         return StructuralResult(verdict="rejected", reason=refusal, evaluator_version=version)
     implement = admission.implement
-    bindings = local_bindings(implement)
+    bindings = local_bindings(implement, admission.nodes)
     scope = build_scope(admission.tree, implement, bindings)
     sites = tuple(
         CallSite(call=call, callee=scope.resolve(call.func), position=position)
@@ -86,6 +86,7 @@ def score(
     )
     candidate = Candidate(
         implement=implement,
+        nodes=admission.nodes,
         scope=scope,
         bindings=bindings,
         sites=sites,

@@ -50,7 +50,9 @@ class Primitive:
 
     def matches(self, callee: Callee) -> bool:
         if self.kind == "method":
-            return callee.is_attribute and callee.origin != "import" and callee.terminal == self.name
+            return (
+                callee.is_attribute and callee.origin != "import" and callee.terminal == self.name
+            )
         if self.kind == "module":
             if callee.origin == "import" or (callee.origin == "global" and callee.is_attribute):
                 path = callee.path or ""

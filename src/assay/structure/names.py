@@ -70,10 +70,11 @@ def import_bindings(statements: Iterable[ast.stmt]) -> dict[str, ImportBinding]:
     return bindings
 
 
-def local_bindings(function: ast.FunctionDef) -> list[LocalBinding]:
-    """Every binding inside the function's body and signature, nested scopes included."""
+def local_bindings(function: ast.FunctionDef, nodes: Iterable[ast.AST]) -> list[LocalBinding]:
+    """Every binding inside the function's body and signature, nested scopes included;
+    ``nodes`` are the function's nodes (itself included)."""
     found: list[LocalBinding] = []
-    for node in ast.walk(function):
+    for node in nodes:
         if node is function:
             continue
         if isinstance(node, ast.arg):

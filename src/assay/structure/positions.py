@@ -161,9 +161,7 @@ class _Walker:
             self.conditionals([*node.body, *node.orelse], "helper-in-loop")
         elif isinstance(node, (ast.Try, ast.TryStar)):
             self.body(node.body, None)
-            self.conditionals(
-                [*node.handlers, *node.orelse, *node.finalbody], "helper-in-handler"
-            )
+            self.conditionals([*node.handlers, *node.orelse, *node.finalbody], "helper-in-handler")
         elif isinstance(node, (ast.With, ast.AsyncWith)):
             for item in node.items:
                 self.expressions([item.context_expr, item.optional_vars])

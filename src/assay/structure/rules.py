@@ -52,6 +52,8 @@ class Candidate:
     """A gated candidate with everything the rules look at, computed once."""
 
     implement: ast.FunctionDef
+    nodes: Sequence[ast.AST]
+    """Every node of ``implement``."""
     scope: Scope
     bindings: Sequence[LocalBinding]
     sites: Sequence[CallSite]
@@ -85,7 +87,9 @@ def local_rebinding(candidate: Candidate) -> Decision | None:
     helper = candidate.helper
     exact = ImportBinding(module=helper.module, symbol=helper.name) if helper.module else None
     for binding in candidate.bindings:
-        is_exact_import = binding.kind == "import" and exact is not None and binding.binding == exact
+        is_exact_import = (
+            binding.kind == "import" and exact is not None and binding.binding == exact
+        )
         if is_exact_import and not candidate.version.local_exact_import_is_helper:
             return ("ambiguous", "local-rebinding")
         if binding.name == helper.name and not is_exact_import:
@@ -117,7 +121,7 @@ def same_name_call(candidate: Candidate) -> Decision | None:
 
 def helper_named_not_called(candidate: Candidate) -> Decision | None:
     callees = {id(site.call.func) for site in candidate.sites}
-    for node in ast.walk(candidate.implement):
+    for node in candidate.nodes:
         if id(node) in callees or not isinstance(node, (ast.Name, ast.Attribute)):
             continue
         if isinstance(node.ctx, ast.Load) and candidate.helper.is_helper(
