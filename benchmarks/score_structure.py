@@ -101,7 +101,9 @@ VARIANTS: tuple[Variant, ...] = (
 )
 
 
-def variant_source(reference: str, chosen: tuple[Variant, ...], docstring: bool, serial: int) -> str:
+def variant_source(
+    reference: str, chosen: tuple[Variant, ...], docstring: bool, serial: int
+) -> str:
     tree = ast.parse(reference)
     function = next(s for s in tree.body if isinstance(s, ast.FunctionDef))
     for variant in chosen:
@@ -120,11 +122,7 @@ def candidates(count: int) -> list[tuple[Task, str]]:
         for subject in scenario.subjects
         for kind in ("reused", "duplicated")
     ]
-    combinations = [
-        combo
-        for size in range(0, 3)
-        for combo in itertools.combinations(VARIANTS, size)
-    ]
+    combinations = [combo for size in range(3) for combo in itertools.combinations(VARIANTS, size)]
     shapes = itertools.cycle(itertools.product(references, combinations, (False, True)))
     return [
         (task, variant_source(reference, combo, docstring, serial))

@@ -99,8 +99,7 @@ def decode_source(source: str | bytes) -> str | None:
             return None
         return source
     raw = bytes(source)
-    if raw.startswith(_BOM):
-        raw = raw[len(_BOM) :]
+    raw = raw.removeprefix(_BOM)
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError:

@@ -13,8 +13,9 @@
   excluded from the test. Fewer complete subjects than the minimum inference set makes the
   comparison descriptive-only (the test is still computed and reported).
 
-Invalid arguments (negative counts, alpha outside (0, 1), a bad scale) raise ``ValueError``,
-as scipy does.
+Invalid arguments raise as scipy does: ``TypeError`` for a count that is not an integer or an
+alpha that is not a number, ``ValueError`` for negative counts, alpha outside (0, 1) or a bad
+scale.
 """
 
 from __future__ import annotations
@@ -47,14 +48,16 @@ class SignTestResult(Frozen):
 
 
 def _count(value: object, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {value!r}")
+    if value < 0:
         raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
     return int(value)
 
 
 def _alpha(value: object) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"alpha must be a number in (0, 1), got {value!r}")
+        raise TypeError(f"alpha must be a number in (0, 1), got {value!r}")
     alpha = float(value)
     if not (0.0 < alpha < 1.0) or math.isnan(alpha):
         raise ValueError(f"alpha must be in (0, 1), got {value!r}")

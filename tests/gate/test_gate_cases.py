@@ -25,7 +25,9 @@ def _load() -> list[Any]:
         expect = merged["expect"]
         for policy in POLICIES:
             expected = expect[policy] if isinstance(expect, dict) else expect
-            params.append(pytest.param(merged, source, policy, expected, id=f"{merged['name']}:{policy}"))
+            params.append(
+                pytest.param(merged, source, policy, expected, id=f"{merged['name']}:{policy}")
+            )
     return params
 
 
@@ -78,5 +80,7 @@ def test_any_bytes_give_a_result(source: bytes) -> None:
 @settings(max_examples=300, deadline=None)
 @given(st.text(max_size=300))
 def test_any_text_gives_a_result(source: str) -> None:
-    result = check_source("def implement(v):\n    return v\n" + source, helper="h", helper_module="m")
+    result = check_source(
+        "def implement(v):\n    return v\n" + source, helper="h", helper_module="m"
+    )
     assert result.accepted is (result.reason is None)

@@ -12,8 +12,14 @@ from assay.cli import main
 def test_prints_the_result(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["sign-test", "9", "1"]) == 0
     printed = json.loads(capsys.readouterr().out)
-    assert printed == {"positive": 9, "negative": 1, "n": 10, "alpha": 0.05,
-                       "p_value": pytest.approx(22 / 1024, rel=1e-12), "significant": True}
+    assert printed == {
+        "positive": 9,
+        "negative": 1,
+        "n": 10,
+        "alpha": 0.05,
+        "p_value": pytest.approx(22 / 1024, rel=1e-12),
+        "significant": True,
+    }
 
 
 def test_alpha_option(capsys: pytest.CaptureFixture[str]) -> None:
@@ -24,10 +30,16 @@ def test_alpha_option(capsys: pytest.CaptureFixture[str]) -> None:
 
 @pytest.mark.parametrize(
     ("argv", "message"),
-    [(["--", "-1", "2"], "non-negative"), (["3", "2", "--alpha", "1.5"], "alpha"),
-     (["3", "x"], "invalid int value"), (["3"], "required")],
+    [
+        (["--", "-1", "2"], "non-negative"),
+        (["3", "2", "--alpha", "1.5"], "alpha"),
+        (["3", "x"], "invalid int value"),
+        (["3"], "required"),
+    ],
 )
-def test_bad_arguments_exit_2(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_bad_arguments_exit_2(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     with pytest.raises(SystemExit) as exit_:
         main(["sign-test", *argv])
     assert exit_.value.code == 2

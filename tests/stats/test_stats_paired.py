@@ -36,7 +36,9 @@ def test_case(case: dict[str, Any]) -> None:
     assert medians == expect["medians"]
     assert result.test == sign_test(expect["favouring_reference"], expect["favouring_other"])
     assert (result.reference_arm, result.other_arm, result.repeats) == (
-        case["reference_arm"], case["other_arm"], case["repeats"],
+        case["reference_arm"],
+        case["other_arm"],
+        case["repeats"],
     )
 
 
@@ -52,7 +54,10 @@ def test_ten_complete_subjects_all_one_way() -> None:
     assert result.test.significant and result.test.positive == 10
     nine = paired_comparison(
         dict(list(outcomes.items())[:9]),
-        reference_arm="clean", other_arm="inconsistent", repeats=2, scale=ORDINAL_VERDICTS,
+        reference_arm="clean",
+        other_arm="inconsistent",
+        repeats=2,
+        scale=ORDINAL_VERDICTS,
     )
     assert nine.descriptive_only and nine.test.significant
 

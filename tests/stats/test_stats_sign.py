@@ -21,7 +21,10 @@ def test_seed_thresholds(positive: int, negative: int, significant: bool) -> Non
     result = sign_test(positive, negative, alpha=0.05)
     assert result.significant is significant
     assert (result.positive, result.negative, result.n, result.alpha) == (
-        positive, negative, positive + negative, 0.05,
+        positive,
+        negative,
+        positive + negative,
+        0.05,
     )
 
 
@@ -43,11 +46,25 @@ def test_p_value_matches_enumeration(n: int) -> None:
 def test_minimum_significant_majority_per_n() -> None:
     """The seed's list read off the test itself: the smallest winning count for n = 1..12."""
     smallest = {
-        n: min((k for k in range((n + 1) // 2, n + 1) if sign_test(k, n - k).significant), default=None)
+        n: min(
+            (k for k in range((n + 1) // 2, n + 1) if sign_test(k, n - k).significant), default=None
+        )
         for n in range(1, 13)
     }
-    assert smallest == {1: None, 2: None, 3: None, 4: None, 5: None,
-                        6: 6, 7: 7, 8: 8, 9: 8, 10: 9, 11: 10, 12: 10}
+    assert smallest == {
+        1: None,
+        2: None,
+        3: None,
+        4: None,
+        5: None,
+        6: 6,
+        7: 7,
+        8: 8,
+        9: 8,
+        10: 9,
+        11: 10,
+        12: 10,
+    }
 
 
 def test_no_pairs_is_not_significant() -> None:
@@ -63,12 +80,24 @@ def test_alpha_is_the_callers() -> None:
 
 
 @pytest.mark.parametrize(
-    ("positive", "negative", "alpha"),
-    [(-1, 3, 0.05), (3, -1, 0.05), (1.5, 3, 0.05), (True, 3, 0.05), ("3", 1, 0.05),
-     (3, 1, 0.0), (3, 1, 1.0), (3, 1, -0.1), (3, 1, float("nan")), (3, 1, "0.05")],
+    ("positive", "negative", "alpha", "error"),
+    [
+        (-1, 3, 0.05, ValueError),
+        (3, -1, 0.05, ValueError),
+        (1.5, 3, 0.05, TypeError),
+        (True, 3, 0.05, TypeError),
+        ("3", 1, 0.05, TypeError),
+        (3, 1, 0.0, ValueError),
+        (3, 1, 1.0, ValueError),
+        (3, 1, -0.1, ValueError),
+        (3, 1, float("nan"), ValueError),
+        (3, 1, "0.05", TypeError),
+    ],
 )
-def test_invalid_inputs_raise(positive: object, negative: object, alpha: object) -> None:
-    with pytest.raises(ValueError):
+def test_invalid_inputs_raise(
+    positive: object, negative: object, alpha: object, error: type[Exception]
+) -> None:
+    with pytest.raises(error):
         sign_test(positive, negative, alpha=alpha)  # type: ignore[arg-type]
 
 
@@ -90,8 +119,12 @@ def test_lower_median(values: list[str], scale: tuple[str, ...], expected: str) 
 
 @pytest.mark.parametrize(
     ("values", "scale"),
-    [([], ORDINAL_VERDICTS), (["ambiguous", "reused"], ORDINAL_VERDICTS),
-     (["reused"], ("reused",)), (["reused"], ("reused", "reused"))],
+    [
+        ([], ORDINAL_VERDICTS),
+        (["ambiguous", "reused"], ORDINAL_VERDICTS),
+        (["reused"], ("reused",)),
+        (["reused"], ("reused", "reused")),
+    ],
 )
 def test_lower_median_rejects_bad_input(values: list[str], scale: tuple[str, ...]) -> None:
     with pytest.raises(ValueError):

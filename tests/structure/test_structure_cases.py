@@ -37,7 +37,9 @@ def _load() -> list[Any]:
             for version in sorted(EVALUATOR_VERSIONS):
                 expected = _expected(merged["expect"], version, where)
                 params.append(
-                    pytest.param(merged, version, expected, id=f"{table.stem}:{merged['name']}:v{version}")
+                    pytest.param(
+                        merged, version, expected, id=f"{table.stem}:{merged['name']}:v{version}"
+                    )
                 )
     return params
 

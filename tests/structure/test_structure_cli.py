@@ -20,8 +20,12 @@ ANNOTATED = "def implement(value: list[str]):\n    return slugify(value)\n"
 @pytest.fixture
 def files(tmp_path: Path) -> dict[str, Path]:
     written = {}
-    for name, text in {"reused": REUSED, "duplicated": DUPLICATED, "refused": REFUSED,
-                       "annotated": ANNOTATED}.items():
+    for name, text in {
+        "reused": REUSED,
+        "duplicated": DUPLICATED,
+        "refused": REFUSED,
+        "annotated": ANNOTATED,
+    }.items():
         path = tmp_path / f"{name}.py"
         path.write_text(text, encoding="utf-8")
         written[name] = path
@@ -38,11 +42,23 @@ def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> list[dict[str, 
 def test_one_line_per_file(files: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
     order = ["reused", "duplicated", "refused", "latin1", "annotated"]
     rows = _run(
-        ["score-structure", "--helper", "slugify", "--helper-module", "shop.text",
-         "--primitive", "re.sub", "--primitive", "str.lower", *(str(files[n]) for n in order)],
+        [
+            "score-structure",
+            "--helper",
+            "slugify",
+            "--helper-module",
+            "shop.text",
+            "--primitive",
+            "re.sub",
+            "--primitive",
+            "str.lower",
+            *(str(files[n]) for n in order),
+        ],
         capsys,
     )
-    assert [(Path(str(r["file"])).stem, r["verdict"], r["reason"], r["evaluator_version"]) for r in rows] == [
+    assert [
+        (Path(str(r["file"])).stem, r["verdict"], r["reason"], r["evaluator_version"]) for r in rows
+    ] == [
         ("reused", "reused", "helper-call", 7),
         ("duplicated", "duplicated", "primitive-only", 7),
         ("refused", "rejected", "module-statement", 7),
@@ -52,10 +68,21 @@ def test_one_line_per_file(files: dict[str, Path], capsys: pytest.CaptureFixture
 
 
 def test_evaluator_version(files: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
-    rows = _run(["score-structure", "--helper", "slugify", "--evaluator-version", "6",
-                 str(files["annotated"])], capsys)
+    rows = _run(
+        [
+            "score-structure",
+            "--helper",
+            "slugify",
+            "--evaluator-version",
+            "6",
+            str(files["annotated"]),
+        ],
+        capsys,
+    )
     assert (rows[0]["verdict"], rows[0]["reason"], rows[0]["evaluator_version"]) == (
-        "rejected", "unsupported-annotation", 6,
+        "rejected",
+        "unsupported-annotation",
+        6,
     )
 
 
@@ -85,16 +112,36 @@ def test_bad_arguments_exit_2(
     assert captured.out == ""
 
 
-def test_unreadable_file_prints_nothing(files: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+def test_unreadable_file_prints_nothing(
+    files: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
     with pytest.raises(SystemExit):
-        main(["score-structure", "--helper", "slugify", str(files["reused"]), str(files["reused"].parent)])
+        main(
+            [
+                "score-structure",
+                "--helper",
+                "slugify",
+                str(files["reused"]),
+                str(files["reused"].parent),
+            ]
+        )
     assert capsys.readouterr().out == ""
 
 
 def test_console_script(files: dict[str, Path]) -> None:
     completed = subprocess.run(
-        [sys.executable, "-m", "assay.cli", "score-structure", "--helper", "slugify", str(files["reused"])],
-        capture_output=True, text=True, check=False,
+        [
+            sys.executable,
+            "-m",
+            "assay.cli",
+            "score-structure",
+            "--helper",
+            "slugify",
+            str(files["reused"]),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert completed.returncode == 0, completed.stderr
     assert json.loads(completed.stdout)["verdict"] == "reused"

@@ -19,25 +19,39 @@ from assay.structure import EVALUATOR_VERSIONS, StructuralResult, score
 HELPER = "normalize"
 HELPER_MODULE = "shop.text"
 PRIMITIVES = ("str.strip", "re.sub", "len", "os.path.join")
-FIXED_REASON = {"reused": "helper-call", "mixed": "helper-and-primitive", "duplicated": "primitive-only"}
+FIXED_REASON = {
+    "reused": "helper-call",
+    "mixed": "helper-and-primitive",
+    "duplicated": "primitive-only",
+}
 
 
-def _score_all(source: str | bytes, helper: str = HELPER, module: str | None = HELPER_MODULE,
-               primitives: tuple[str, ...] = PRIMITIVES) -> dict[int, StructuralResult]:
+def _score_all(
+    source: str | bytes,
+    helper: str = HELPER,
+    module: str | None = HELPER_MODULE,
+    primitives: tuple[str, ...] = PRIMITIVES,
+) -> dict[int, StructuralResult]:
     return {
         v: score(source, helper=helper, helper_module=module, primitives=primitives, version=v)
         for v in sorted(EVALUATOR_VERSIONS)
     }
 
 
-def _assert_consistent(source: str | bytes, results: dict[int, StructuralResult],
-                       helper: str = HELPER, module: str | None = HELPER_MODULE) -> None:
+def _assert_consistent(
+    source: str | bytes,
+    results: dict[int, StructuralResult],
+    helper: str = HELPER,
+    module: str | None = HELPER_MODULE,
+) -> None:
     for version, result in results.items():
         assert result.evaluator_version == version
         if result.verdict in FIXED_REASON:
             assert result.reason == FIXED_REASON[result.verdict]
         gate = check_source(
-            source, helper=helper, helper_module=module,
+            source,
+            helper=helper,
+            helper_module=module,
             annotations=EVALUATOR_VERSIONS[version].annotations,
         )
         assert (result.verdict == "rejected") is (not gate.accepted)
@@ -50,9 +64,7 @@ def _assert_consistent(source: str | bytes, results: dict[int, StructuralResult]
 
 # --- generated modules ------------------------------------------------------------------------
 
-EXPRESSION_LEAVES = st.sampled_from(
-    ["value", "'x'", "(3)", "items", "obj", "value[0]", "None"]
-)
+EXPRESSION_LEAVES = st.sampled_from(["value", "'x'", "(3)", "items", "obj", "value[0]", "None"])
 
 
 def _expressions() -> st.SearchStrategy[str]:
@@ -127,15 +139,33 @@ STATEMENTS = _statements()
 
 @st.composite
 def modules(draw: st.DrawFn) -> str:
-    header = draw(st.lists(st.sampled_from([
-        "import re", "from shop.text import normalize", "from shop.text import normalize as norm",
-        "import shop.text as text", "from blog import normalize as norm", "import os.path",
-        '"""Doc."""', "X = 1",
-    ]), max_size=3))
-    signature = draw(st.sampled_from([
-        "def implement(value):", "def implement(value: str) -> str:",
-        "def implement(value: dict[str, int] | None, *items):", "def implement(value, normalize=None):",
-    ]))
+    header = draw(
+        st.lists(
+            st.sampled_from(
+                [
+                    "import re",
+                    "from shop.text import normalize",
+                    "from shop.text import normalize as norm",
+                    "import shop.text as text",
+                    "from blog import normalize as norm",
+                    "import os.path",
+                    '"""Doc."""',
+                    "X = 1",
+                ]
+            ),
+            max_size=3,
+        )
+    )
+    signature = draw(
+        st.sampled_from(
+            [
+                "def implement(value):",
+                "def implement(value: str) -> str:",
+                "def implement(value: dict[str, int] | None, *items):",
+                "def implement(value, normalize=None):",
+            ]
+        )
+    )
     body = draw(st.lists(STATEMENTS, min_size=1, max_size=4))
     lines = [*header, signature, *_indent([line for block in body for line in block])]
     return "\n".join(lines) + "\n"

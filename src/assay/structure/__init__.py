@@ -34,7 +34,7 @@ from assay.records import Frozen, Verdict
 from assay.structure.calls import HelperSpec, parse_primitives
 from assay.structure.names import build_scope, local_bindings
 from assay.structure.positions import PositionReason, call_positions
-from assay.structure.rules import Candidate, CallSite, RuleReason, decide
+from assay.structure.rules import CallSite, Candidate, RuleReason, decide
 from assay.structure.versions import (
     DEFAULT_VERSION,
     EVALUATOR_VERSIONS,
