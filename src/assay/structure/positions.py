@@ -52,7 +52,8 @@ _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
 def always_exits(statement: ast.stmt) -> bool:
-    """True when the statement ends the function on every path (return or raise)."""
+    """True when control never passes beyond the statement: every path returns or raises (or
+    loops forever: ``while True`` without a ``break`` of its own)."""
     if isinstance(statement, (ast.Return, ast.Raise)):
         return True
     if isinstance(statement, ast.If):
@@ -63,6 +64,36 @@ def always_exits(statement: ast.stmt) -> bool:
         normal = block_exits(statement.body) or block_exits(statement.orelse)
         handled = all(block_exits(handler.body) for handler in statement.handlers)
         return (normal and handled) or block_exits(statement.finalbody)
+    if isinstance(statement, ast.While):
+        endless = isinstance(statement.test, ast.Constant) and bool(statement.test.value)
+        return endless and not _breaks_out(statement.body)
+    return False
+
+
+def _breaks_out(statements: Sequence[ast.stmt]) -> bool:
+    """True when a ``break`` among the statements leaves the loop that holds them."""
+    for statement in statements:
+        if isinstance(statement, ast.Break):
+            return True
+        if isinstance(statement, (ast.For, ast.AsyncFor, ast.While)):
+            if _breaks_out(statement.orelse):
+                return True
+            continue
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        if isinstance(statement, ast.Match):
+            if any(_breaks_out(case.body) for case in statement.cases):
+                return True
+            continue
+        if isinstance(statement, (ast.Try, ast.TryStar)):
+            handlers = [s for h in statement.handlers for s in h.body]
+            blocks = [statement.body, handlers, statement.orelse, statement.finalbody]
+            if any(_breaks_out(block) for block in blocks):
+                return True
+            continue
+        nested = [getattr(statement, name, []) for name in ("body", "orelse")]
+        if any(isinstance(block, list) and _breaks_out(block) for block in nested):
+            return True
     return False
 
 
