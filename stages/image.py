@@ -1,7 +1,9 @@
-"""DVC stage ``image``: ensure the standard sandbox image is in the daemon; record its id.
+"""DVC stage ``image``: ensure the sandbox images are in the daemon; record their ids.
 
-Writes ``data/image/standard.json`` (kind, image_id, python_version, recipe_digest). The
-record is rewritten only when the image had to be (re)built, so an unchanged image leaves it
+    python stages/image.py [KIND ...]     (kinds: standard, packages; default: standard)
+
+Writes ``data/image/<kind>.json`` (kind, image_id, python_version, recipe_digest). A record is
+rewritten only when its image had to be (re)built, so an unchanged image leaves it
 byte-identical and downstream stages are not re-run.
 """
 
@@ -9,17 +11,24 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import get_args
 
-from assay.sandbox.image import ensure_image
+from assay.sandbox.image import ImageKind, ensure_image
 
-RECORD = Path("data/image/standard.json")
+OUT = Path("data/image")
 
 
-def main() -> int:
-    record = ensure_image("standard", RECORD)
-    print(f"image standard {record.image_id} python {record.python_version}", file=sys.stderr)
+def main(argv: list[str]) -> int:
+    kinds = argv or ["standard"]
+    unknown = [kind for kind in kinds if kind not in get_args(ImageKind)]
+    if unknown:
+        print(f"image: unknown kind(s) {unknown}; known: {get_args(ImageKind)}", file=sys.stderr)
+        return 2
+    for kind in kinds:
+        record = ensure_image(kind, OUT / f"{kind}.json")  # type: ignore[arg-type]
+        print(f"image {kind} {record.image_id} python {record.python_version}", file=sys.stderr)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

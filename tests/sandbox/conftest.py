@@ -43,3 +43,14 @@ def sandbox_image(docker_api: docker.APIClient, tmp_path_factory: pytest.TempPat
     except (ImageBuildError, OSError, docker.errors.DockerException) as exc:
         docker_unusable(f"the sandbox image cannot be built ({exc})")
         raise
+
+
+@pytest.fixture(scope="session")
+def packages_image(sandbox_image: str, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The packages image id (httpx, aiosqlite, pydantic), built if missing."""
+    record = tmp_path_factory.mktemp("image") / "packages.json"
+    try:
+        return ensure_image("packages", Path(record)).image_id
+    except (ImageBuildError, OSError, docker.errors.DockerException) as exc:
+        docker_unusable(f"the packages image cannot be built ({exc})")
+        raise

@@ -70,3 +70,29 @@ def test_evaluate_many_keeps_request_order(sandbox_image: str) -> None:
 def test_evaluate_many_rejects_zero_workers() -> None:
     with pytest.raises(ValueError):
         evaluate_many([], workers=0)
+
+
+PACKAGES_REPO = {
+    "app/__init__.py": "",
+    "app/models.py": (
+        "import aiosqlite\nimport httpx\nfrom pydantic import BaseModel\n\n\n"
+        "class Item(BaseModel):\n    name: str\n    price: int\n"
+    ),
+}
+
+
+@pytest.mark.docker
+def test_packages_image_imports_the_codebase_dependencies(packages_image: str) -> None:
+    items = ({"name": "a", "price": 1}, {"name": "b", "price": 2}, {"name": "c", "price": 3})
+    result = evaluate(
+        SandboxRequest(
+            files=PACKAGES_REPO,
+            target="app/models.py",
+            candidate="def implement(value):\n    return Item(**value).model_dump()\n",
+            cases=items,
+            expected=items,
+            profile="large",
+            image=packages_image,
+        )
+    )
+    assert result.status == "correct", result

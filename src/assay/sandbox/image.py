@@ -14,6 +14,7 @@ the same recipe is reused instead of rebuilt. Builds run with ``network_mode="no
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -163,14 +164,32 @@ def _docker_build(context: Path, dockerfile: str, base: str, reference: str) -> 
     return built
 
 
+def wheel_cache() -> Path:
+    return cache_dir() / f"wheels-{recipe_digest('packages')[:24]}"
+
+
+def pip_command() -> list[str]:
+    """pip of this interpreter, else the pinned installer version run by ``uv tool run``."""
+    if importlib.util.find_spec("pip") is not None:
+        return [sys.executable, "-m", "pip"]
+    uv = shutil.which("uv")
+    if uv is None:
+        raise ImageBuildError("neither pip nor uv is available to download wheels")
+    pinned = (SANDBOX_DIR / "packages" / "installer.txt").read_text(encoding="utf-8")
+    version = next(line.split()[0] for line in pinned.splitlines() if line.startswith("pip=="))
+    return [uv, "tool", "run", "--from", version, "pip"]
+
+
 def download_wheels(destination: Path) -> None:
-    """Wheels of the packages image, hash-checked, for CPython 3.11 on manylinux x86-64."""
+    """Wheels of the packages image, hash-checked, for CPython 3.11 on manylinux x86-64.
+
+    pip skips wheels already in ``destination`` after checking their hashes.
+    """
+    destination.mkdir(parents=True, exist_ok=True)
     for requirements in ("packages/installer.txt", "packages/requirements.txt"):
         _run(
             [
-                sys.executable,
-                "-m",
-                "pip",
+                *pip_command(),
                 "download",
                 "--quiet",
                 "--no-deps",
@@ -208,7 +227,9 @@ def _build(api: docker.APIClient, kind: ImageKind) -> str:
         wheels.mkdir()
         for name in ("requirements.txt", "installer.txt"):
             shutil.copy2(SANDBOX_DIR / "packages" / name, wheels / name)
-        download_wheels(wheels)
+        download_wheels(wheel_cache())
+        for wheel in wheel_cache().glob("*.whl"):
+            shutil.copy2(wheel, wheels / wheel.name)
         return _docker_build(context, "Dockerfile.packages", base, reference)
 
 
