@@ -27,8 +27,9 @@ from assay.records import ExecutionStatus, Frozen
 
 NANO = 1_000_000_000
 
-NextPrompt = Callable[[PlannedCell, int, Sequence[str]], str]
-"""Renders step ``k`` (2…) of a chain cell from the texts of the steps before it."""
+NextPrompt = Callable[[PlannedCell, int, Sequence[str]], str | None]
+"""Renders step ``k`` (2…) of a chain cell from the texts of the steps before it; ``None``
+when an earlier answer held no code to build on."""
 
 
 class CallRecord(Frozen):
@@ -196,6 +197,17 @@ class Executor:
                         break
                     texts.append(record.text)
                     continue
+                prompt = self._prompt(cell, step, texts)
+                if prompt is None:
+                    for later in range(step, cell.steps + 1):
+                        yield _record(
+                            self.plan,
+                            cell,
+                            later,
+                            "not-run",
+                            reason=f"step {step - 1} answer held no code",
+                        )
+                    break
                 if halt_reason is None and budget.paid and reserved + reservation > ceiling:
                     halt_reason = (
                         f"ceiling-reached: reserving ${reservation / NANO:.4f} would pass the "
@@ -205,7 +217,6 @@ class Executor:
                 if halt_reason is not None:
                     yield _record(self.plan, cell, step, "budget-halted", reason=halt_reason)
                     continue
-                prompt = self._prompt(cell, step, texts)
                 record = self._call(cell, step, key, prompt, reservation)
                 reserved += reservation
                 yield record
@@ -221,7 +232,7 @@ class Executor:
                     break
                 texts.append(record.text)
 
-    def _prompt(self, cell: PlannedCell, step: int, texts: Sequence[str]) -> str:
+    def _prompt(self, cell: PlannedCell, step: int, texts: Sequence[str]) -> str | None:
         if step == 1:
             return self.prompts[(cell.subject, cell.arm)]
         if self.next_prompt is None:

@@ -6,22 +6,26 @@ also reads the scenario (its answer book); real providers receive the prompt and
 
 from __future__ import annotations
 
+import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from assay.execute import CallRecord, Executor
+from assay.extract import extract_candidate
+from assay.fixtures.chain import append_step
 from assay.ledger import Ledger
 from assay.params import Params
 from assay.pipeline import paths
 from assay.pipeline.authorize import read_authorization
 from assay.pipeline.plan import read_plan
-from assay.pipeline.render import read_prompts
+from assay.pipeline.render import PromptRow, read_prompt_rows
 from assay.pipeline.subjects import read_scenario
-from assay.plan import Plan
+from assay.plan import Plan, PlannedCell
 from assay.providers.base import Provider
 from assay.providers.replay import ReplayProvider
 from assay.providers.simulated import SimulatedProvider, answer_book
+from assay.render import PROMPT_PROFILES, render_files
 from assay.tables import write_records
 
 
@@ -42,6 +46,27 @@ def provider_factory(plan: Plan) -> Callable[[], Provider]:
         return make_provider(profile, env=os.environ)
 
     return make
+
+
+class ChainRenderer:
+    """Step ``k`` of a chain: the arm's files with the candidates of steps 1…k-1 appended to
+    the target under their step names, so later steps see the model's own earlier code. Uses
+    only what the render stage recorded as visible: instruction, target path, files."""
+
+    def __init__(self, rows: Mapping[tuple[str, str], PromptRow]) -> None:
+        self.rows = rows
+
+    def __call__(self, cell: PlannedCell, step: int, texts: Sequence[str]) -> str | None:
+        row = self.rows[(cell.subject, cell.arm)]
+        files = json.loads(row.files_json)
+        for earlier, text in enumerate(texts[: step - 1], start=1):
+            candidate = extract_candidate(text)
+            if candidate.source is None:
+                return None
+            files[row.target] = append_step(files[row.target], candidate.source, earlier)
+        return render_files(
+            row.instruction, files, row.target, PROMPT_PROFILES[row.prompt_profile]
+        ).text
 
 
 def awaiting(plan: Plan) -> list[CallRecord]:
@@ -76,7 +101,9 @@ def run(
         records = awaiting(plan)
     else:
         ledger = Ledger.open(Path(params.ledger_root), run_id, plan.hash, paid=plan.budget.paid)
-        executor = Executor(plan, ledger, read_prompts(plan.scenario), factory(plan))
+        rows = read_prompt_rows(plan.scenario)
+        prompts = {key: row.prompt for key, row in rows.items()}
+        executor = Executor(plan, ledger, prompts, factory(plan), next_prompt=ChainRenderer(rows))
         records = executor.run()
     write_records(paths.cells_table(run_id), CallRecord, records)
     return records

@@ -4,10 +4,22 @@ from __future__ import annotations
 
 import csv
 import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
 from assay.pipeline import paths
 from assay.report.database import connect
 from assay.report.primary import build_reports, headline_metrics, plot_rows, write_reports
+from assay.report.scenarios import build_scenario_reports, reuse_by_level, write_scenario_reports
+
+
+def _write_csv(path: Path, columns: Sequence[str], rows: list[dict[str, Any]]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(columns))
+        writer.writeheader()
+        writer.writerows(rows)
 
 
 def run() -> None:
@@ -15,14 +27,18 @@ def run() -> None:
     con = connect(paths.DATA)
     reports = build_reports(con)
     write_reports(reports, out)
+    scenario_reports = build_scenario_reports(con, reports)
+    write_scenario_reports(scenario_reports, out)
     tracked = paths.TRACKED_RESULTS
     tracked.mkdir(parents=True, exist_ok=True)
-    (tracked / "metrics.json").write_text(
-        json.dumps(headline_metrics(reports), indent=2, sort_keys=True) + "\n"
-    )
+    metrics = json.dumps(headline_metrics(reports), indent=2, sort_keys=True)
+    (tracked / "metrics.json").write_text(metrics + "\n")
     plots = tracked / "plots"
-    plots.mkdir(parents=True, exist_ok=True)
-    with (plots / "verdicts_by_arm.csv").open("w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=["run", "arm", "verdict", "cells"])
-        writer.writeheader()
-        writer.writerows(plot_rows(reports))
+    _write_csv(
+        plots / "verdicts_by_arm.csv", ["run", "arm", "verdict", "cells"], plot_rows(reports)
+    )
+    _write_csv(
+        plots / "reuse_by_level.csv",
+        ["scenario", "run", "arm", "level", "reused"],
+        reuse_by_level(scenario_reports),
+    )

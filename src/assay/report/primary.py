@@ -21,7 +21,7 @@ SIMULATED_BANNER = (
 )
 
 
-def _rows(con: duckdb.DuckDBPyConnection, sql: str) -> list[dict[str, Any]]:
+def rows_of(con: duckdb.DuckDBPyConnection, sql: str) -> list[dict[str, Any]]:
     cursor = con.execute(sql)
     names = [d[0] for d in cursor.description]
     return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
@@ -35,14 +35,14 @@ def _by_run(rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
 
 
 def build_reports(con: duckdb.DuckDBPyConnection) -> dict[str, dict[str, Any]]:
-    runs = _rows(con, "SELECT * FROM runs ORDER BY run")
-    comparisons = _by_run(_rows(con, query_text("comparisons.sql")))
-    counts = _by_run(_rows(con, query_text("verdict_counts.sql")))
-    subjects = _by_run(_rows(con, query_text("subject_table.sql")))
-    execution = _by_run(_rows(con, query_text("execution.sql")))
+    runs = rows_of(con, "SELECT * FROM runs ORDER BY run")
+    comparisons = _by_run(rows_of(con, query_text("comparisons.sql")))
+    counts = _by_run(rows_of(con, query_text("verdict_counts.sql")))
+    subjects = _by_run(rows_of(con, query_text("subject_table.sql")))
+    execution = _by_run(rows_of(con, query_text("execution.sql")))
     scored_with = {
         row["run"]: row["versions"]
-        for row in _rows(
+        for row in rows_of(
             con,
             "SELECT run, list(DISTINCT evaluator_version ORDER BY evaluator_version) AS versions "
             "FROM verdicts GROUP BY run",

@@ -1,0 +1,145 @@
+"""Scenario reports: every run of one scenario side by side, models as columns.
+
+For each scenario and step: reused / duplicated cells per arm (the seed's dose table), subjects
+by lower median with the incomplete count (the context table), and per arm the paired sign
+test against the reference arm with ``regressed`` = subjects that reused less at that arm.
+Chain scenarios get one such table per step (``abstraction-1`` … ``abstraction-5``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from assay.report.database import query_text
+from assay.report.primary import SIMULATED_BANNER, rows_of
+
+
+def arm_level(arm: str) -> int | None:
+    """The manipulated quantity an arm name carries (mess-05 → 5, ctx-30 → 30)."""
+    match = re.fullmatch(r"[a-z]+-(\d+)", arm)
+    return int(match.group(1)) if match else None
+
+
+def build_scenario_reports(
+    con: duckdb.DuckDBPyConnection, primary: dict[str, dict[str, Any]]
+) -> dict[str, dict[str, Any]]:
+    runs = rows_of(con, "SELECT run, scenario, model, simulated, arms FROM runs ORDER BY run")
+    cells = rows_of(con, query_text("scenario_cells.sql"))
+    subjects = rows_of(con, query_text("scenario_subjects.sql"))
+    reports: dict[str, dict[str, Any]] = {}
+    for run in runs:
+        report = reports.setdefault(
+            run["scenario"],
+            {
+                "report": "scenario",
+                "scenario": run["scenario"],
+                "arms": run["arms"],
+                "runs": [],
+                "steps": {},
+            },
+        )
+        report["runs"].append({k: run[k] for k in ("run", "model", "simulated")})
+    for row in cells:
+        step = _step(reports, row)
+        step["cells"].setdefault(row["arm"], {})[row["run"]] = {
+            k: row[k] for k in ("reused", "mixed", "duplicated", "missing")
+        }
+    for row in subjects:
+        step = _step(reports, row)
+        step["subjects"].setdefault(row["arm"], {})[row["run"]] = {
+            k: row[k] for k in ("reused", "mixed", "duplicated", "incomplete")
+        }
+    for name, run_report in primary.items():
+        scenario = run_report["run"]["scenario"]
+        for test in run_report["sign_tests"]:
+            step = _step(reports, {"scenario": scenario, "step": test["step"]})
+            step["tests"].setdefault(test["arm"], {})[name] = {
+                "regressed": test["favouring_reference"],
+                "improved": test["favouring_arm"],
+                "ties": test["ties"],
+                "complete": test["complete_subjects"],
+                "p_value": test["p_value"],
+                "significant": test["significant"],
+                "descriptive_only": test["descriptive_only"],
+            }
+    return reports
+
+
+def _step(reports: dict[str, dict[str, Any]], row: dict[str, Any]) -> dict[str, Any]:
+    steps = reports[row["scenario"]]["steps"]
+    return steps.setdefault(str(row["step"]), {"cells": {}, "subjects": {}, "tests": {}})
+
+
+def _side_by_side(arms: list[str], runs: list[str], table: dict[str, dict[str, Any]], cell) -> str:
+    header = "| arm | " + " | ".join(runs) + " |"
+    lines = [header, "|" + "---|" * (len(runs) + 1)]
+    for arm in arms:
+        values = [cell(table[arm][run]) if run in table.get(arm, {}) else "" for run in runs]
+        lines.append(f"| {arm} | " + " | ".join(values) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def render_scenario_markdown(report: dict[str, Any]) -> str:
+    runs = [r["run"] for r in report["runs"]]
+    parts = [f"# Scenario report: {report['scenario']}\n"]
+    if any(r["simulated"] for r in report["runs"]):
+        parts.append(SIMULATED_BANNER + "\n")
+    parts.append(
+        "Runs: " + ", ".join(f"`{r['run']}` ({r['model']})" for r in report["runs"]) + "\n"
+    )
+    for step, tables in sorted(report["steps"].items(), key=lambda item: int(item[0])):
+        heading = f"abstraction-{step}" if len(report["steps"]) > 1 else "abstraction"
+        parts.append(f"## {heading}\n")
+        parts.append("Cells, reused / duplicated (mixed and missing in brackets when any):\n")
+        parts.append(_side_by_side(report["arms"], runs, tables["cells"], _cells_text))
+        parts.append("\nSubjects by lower median, reused / duplicated, and incomplete:\n")
+        parts.append(_side_by_side(report["arms"], runs, tables["subjects"], _subjects_text))
+        parts.append(
+            f"\nEach arm against `{report['arms'][0]}` (paired sign test; regressed = subjects that "
+            "reused less at that arm):\n"
+        )
+        parts.append(_side_by_side(report["arms"][1:], runs, tables["tests"], _test_text))
+    return "\n".join(parts)
+
+
+def _cells_text(c: dict[str, int]) -> str:
+    extra = [f"{c['mixed']} mixed"] * bool(c["mixed"]) + [f"{c['missing']} missing"] * bool(
+        c["missing"]
+    )
+    return f"{c['reused']} / {c['duplicated']}" + (f" ({', '.join(extra)})" if extra else "")
+
+
+def _subjects_text(s: dict[str, int]) -> str:
+    return f"{s['reused']} / {s['duplicated']}, {s['incomplete']} incomplete"
+
+
+def _test_text(t: dict[str, Any]) -> str:
+    flag = " *" if t["significant"] else (" (descriptive)" if t["descriptive_only"] else "")
+    return f"regressed {t['regressed']}, improved {t['improved']}, p={t['p_value']:.4g}{flag}"
+
+
+def reuse_by_level(reports: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """Plot data: reused cells against the arm's level, one series per run (step 1)."""
+    rows = []
+    for scenario, report in sorted(reports.items()):
+        levels = {arm: arm_level(arm) for arm in report["arms"]}
+        if not all(level is not None for level in levels.values()):
+            continue
+        for arm, per_run in report["steps"].get("1", {}).get("cells", {}).items():
+            for run, counts in sorted(per_run.items()):
+                rows.append({"scenario": scenario, "run": run, "arm": arm, "level": levels[arm],
+                             "reused": counts["reused"]})  # fmt: skip
+    return sorted(rows, key=lambda r: (r["scenario"], r["run"], r["level"]))
+
+
+def write_scenario_reports(reports: dict[str, dict[str, Any]], out: Path) -> None:
+    folder = out / "scenarios"
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, report in reports.items():
+        (folder / f"{name}.json").write_text(json.dumps(report, indent=2, sort_keys=True) + "\n")
+        (folder / f"{name}.md").write_text(render_scenario_markdown(report))
