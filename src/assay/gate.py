@@ -76,18 +76,18 @@ ACCEPTED = GateResult(accepted=True)
 
 
 @dataclass(frozen=True, slots=True)
-class Admission:
-    """The gate's verdict plus, when accepted, the parsed module and its ``implement``."""
+class Admitted:
+    """An accepted candidate: its parsed module, its ``implement`` and every node of it."""
 
-    result: GateResult
-    tree: ast.Module | None = None
-    implement: ast.FunctionDef | None = None
-    nodes: tuple[ast.AST, ...] = ()
+    tree: ast.Module
+    implement: ast.FunctionDef
+    nodes: tuple[ast.AST, ...]
     """Every node of ``implement``, itself included (one walk shared by the evaluator)."""
 
 
-def _refused(reason: GateRefusal) -> Admission:
-    return Admission(result=GateResult(accepted=False, reason=reason))
+@dataclass(frozen=True, slots=True)
+class Refused:
+    reason: GateRefusal
 
 
 def decode_source(source: str | bytes) -> str | None:
@@ -235,25 +235,25 @@ def admit(
     helper: str,
     helper_module: str | None,
     annotations: AnnotationPolicy = "any",
-) -> Admission:
+) -> Admitted | Refused:
     """Decode, parse and check a candidate; the parsed tree comes back when it is accepted."""
     text = decode_source(source)
     if text is None:
-        return _refused("not-utf8")
+        return Refused("not-utf8")
     parsed = parse_module(text)
     if isinstance(parsed, str):
-        return _refused(parsed)
+        return Refused(parsed)
     checked = module_refusal(parsed, helper, helper_module)
     if isinstance(checked, str):
-        return _refused(checked)
+        return Refused(checked)
     nodes, depth = flatten(checked)
     if depth > MAX_DEPTH:
-        return _refused("too-complex")
+        return Refused("too-complex")
     if annotations == "simple" and not all(
         is_simple_annotation(a) for a in annotations_within(nodes)
     ):
-        return _refused("unsupported-annotation")
-    return Admission(result=ACCEPTED, tree=parsed, implement=checked, nodes=nodes)
+        return Refused("unsupported-annotation")
+    return Admitted(tree=parsed, implement=checked, nodes=nodes)
 
 
 def check_source(
@@ -264,4 +264,7 @@ def check_source(
     annotations: AnnotationPolicy = "any",
 ) -> GateResult:
     """Accept or refuse a candidate module under the seed's source restriction."""
-    return admit(source, helper=helper, helper_module=helper_module, annotations=annotations).result
+    admission = admit(source, helper=helper, helper_module=helper_module, annotations=annotations)
+    if isinstance(admission, Refused):
+        return GateResult(accepted=False, reason=admission.reason)
+    return ACCEPTED

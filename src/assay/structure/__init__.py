@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from assay.gate import GateRefusal, admit
+from assay.gate import GateRefusal, Refused, admit
 from assay.records import Frozen, Verdict
 from assay.structure.calls import HelperSpec, parse_primitives
 from assay.structure.names import build_scope, local_bindings
@@ -74,12 +74,13 @@ def score(
     admission = admit(
         source, helper=helper, helper_module=helper_module, annotations=spec.annotations
     )
-    if admission.tree is None or admission.implement is None:
-        refusal = admission.result.reason or "syntax-error"
-        return StructuralResult(verdict="rejected", reason=refusal, evaluator_version=version)
+    if isinstance(admission, Refused):
+        return StructuralResult(
+            verdict="rejected", reason=admission.reason, evaluator_version=version
+        )
     implement = admission.implement
     bindings = local_bindings(implement, admission.nodes)
-    scope = build_scope(admission.tree, implement, bindings)
+    scope = build_scope(admission.tree, bindings)
     sites = tuple(
         CallSite(call=call, callee=scope.resolve(call.func), position=position)
         for call, position in call_positions(implement, spec.guards_before_helper)

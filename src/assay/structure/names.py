@@ -132,9 +132,7 @@ class Scope:
         return Callee(origin, path, path.rsplit(".", 1)[-1], is_attribute)
 
 
-def build_scope(
-    tree: ast.Module, function: ast.FunctionDef, bindings: Sequence[LocalBinding]
-) -> Scope:
+def build_scope(tree: ast.Module, bindings: Sequence[LocalBinding]) -> Scope:
     """The scope of ``implement``: module imports, function-local imports, other local names."""
     others = frozenset(b.name for b in bindings if b.kind != "import")
     local_imports = {
