@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime
+
 import docker
 import pytest
 from sandbox_testkit import CORPUS_FILES, CORPUS_TARGET, RIGHT, WRONG
@@ -46,6 +48,22 @@ def test_unreachable_daemon_is_evaluator_failure(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
     result = evaluate(request(RIGHT, "sha256:" + "1" * 64))
     assert (result.status, result.reason) == ("evaluator-failure", "daemon-unreachable")
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"expected": (float("nan"), 5)},
+        {"cases": (datetime.date(2024, 1, 1), 2)},
+        {"expected": ("x" * 100_000, 5)},
+    ],
+)
+def test_values_that_cannot_cross_the_protocol_are_missing_evidence(
+    changes: dict[str, object],
+) -> None:
+    result = evaluate(request(RIGHT, "sha256:" + "1" * 64, **changes))
+    assert result.status == "evaluator-failure"
+    assert result.reason in {"invalid-request", "expected-too-large"}
 
 
 def test_mismatched_cases_are_an_invalid_request() -> None:

@@ -43,7 +43,8 @@ def answer_budget(case_count: int) -> int:
 
 
 def encoded_size(value: Any) -> int:
-    return len(json.dumps(value, ensure_ascii=True, separators=(",", ":")))
+    """Bytes of ``value`` as the case child encodes it; TypeError/ValueError if not JSON."""
+    return len(json.dumps(value, ensure_ascii=True, separators=(",", ":"), allow_nan=False))
 
 
 def payload_bytes(

@@ -57,7 +57,7 @@ EvaluatorFailureReason = Literal[
     "startup-failed",  # the stream ended or held an unauthenticated line before ready
     "policy-not-in-force",  # ready record shows a missing seccomp/no-new-privs/uid/dumpable state
     "expected-too-large",  # an expected value cannot fit the per-case answer budget
-    "invalid-request",  # no cases, or cases and expected values of different lengths
+    "invalid-request",  # no cases, unequal lengths, or a value that is not JSON
 ]
 
 StreamFailureReason = Literal["tampering", "output-flood", "supervisor-silent", "stream-truncated"]

@@ -230,8 +230,12 @@ def _precheck(request: SandboxRequest) -> EvaluatorFailureReason | None:
         return "invalid-request"
     if not (request.image.startswith("sha256:") and len(request.image) == 71):
         return "image-not-pinned"
+    try:
+        sizes = [protocol.encoded_size(value) for value in (*request.cases, *request.expected)]
+    except (TypeError, ValueError):  # not JSON (a TOML datetime, NaN): cannot cross the protocol
+        return "invalid-request"
     budget = protocol.answer_budget(len(request.cases))
-    if any(protocol.encoded_size(value) > budget for value in request.expected):
+    if any(size > budget for size in sizes[len(request.cases) :]):
         return "expected-too-large"
     return None
 
