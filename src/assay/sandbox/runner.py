@@ -122,7 +122,7 @@ def removal_on_signals() -> Iterator[None]:
 
 
 @dataclass
-class _Session:
+class StreamSession:
     """The host's view of one running container."""
 
     sock: socket.socket
@@ -176,20 +176,29 @@ def _ready_in_force(record: dict[str, Any]) -> bool:
     )
 
 
-def _case_outcome(index: int, record: dict[str, Any], expected: Any) -> CaseOutcome:
-    """Raises ValueError (pydantic) for an outcome outside the vocabulary: tampering."""
+SUPERVISOR_OUTCOMES = frozenset(
+    {"wrong-type", "timeout", "abnormal-exit", "tampering", "output-flood", "oversized-answer"}
+)
+"""Case outcomes the supervisor decides itself; ``pass`` and ``wrong-value`` only the host does."""
+
+
+def _case_outcome(index: int, record: dict[str, Any], expected: Any) -> CaseOutcome | None:
+    """The host's outcome of one case record; None if the record is not a valid one."""
     outcome = record.get("outcome")
-    if outcome == "answered":
-        passed = protocol.typed_equal(expected, record.get("value"))
+    if outcome == "answered" and "value" in record:
+        passed = protocol.typed_equal(expected, record["value"])
         return CaseOutcome(index=index, outcome="pass" if passed else "wrong-value")
-    if outcome == "exception":
-        name = record.get("exception_type")
-        return CaseOutcome(index=index, outcome="exception", exception_type=str(name))
-    return CaseOutcome.model_validate({"index": index, "outcome": outcome})
+    if outcome == "exception" and isinstance(record.get("exception_type"), str):
+        return CaseOutcome(
+            index=index, outcome="exception", exception_type=record["exception_type"]
+        )
+    if outcome in SUPERVISOR_OUTCOMES:
+        return CaseOutcome.model_validate({"index": index, "outcome": outcome})
+    return None
 
 
-def _judge(
-    session: _Session, request: SandboxRequest, deadline_per_case: float
+def judge_stream(
+    session: StreamSession, request: SandboxRequest, deadline_per_case: float
 ) -> CorrectnessResult:
     """After the ready record: every case must have a valid record, in order."""
     outcomes: list[CaseOutcome] = []
@@ -202,11 +211,11 @@ def _judge(
         if record.get("kind") != "case" or record.get("index") != index:
             stream_failure = "tampering"
             break
-        try:
-            outcomes.append(_case_outcome(index, record, expected))
-        except ValueError:
+        outcome = _case_outcome(index, record, expected)
+        if outcome is None:
             stream_failure = "tampering"
             break
+        outcomes.append(outcome)
     if stream_failure is None:
         done = session.next_record(time.monotonic() + deadline_per_case)
         if isinstance(done, str) or done.get("kind") != "done":
@@ -306,7 +315,7 @@ def _evaluate_with(api: docker.APIClient, request: SandboxRequest) -> Correctnes
             return evaluator_failure("startup-deadline")
         except (docker_errors.DockerException, OSError):
             return evaluator_failure("container-start-failed")
-        session = _Session(sock=sock, secret=secret)
+        session = StreamSession(sock=sock, secret=secret)
         ready = session.next_record(startup_end)
         if ready == "supervisor-silent":
             return evaluator_failure("startup-deadline")
@@ -314,7 +323,9 @@ def _evaluate_with(api: docker.APIClient, request: SandboxRequest) -> Correctnes
             return evaluator_failure("startup-failed")
         if not _ready_in_force(ready) or ready.get("cases") != len(request.cases):
             return evaluator_failure("policy-not-in-force")
-        return _judge(session, request, limits.case_deadline_seconds + policy.RECORD_SLACK_SECONDS)
+        return judge_stream(
+            session, request, limits.case_deadline_seconds + policy.RECORD_SLACK_SECONDS
+        )
     finally:
         if sock is not None:
             with contextlib.suppress(OSError):
