@@ -12,6 +12,7 @@ from typing import Literal
 
 from assay.fixtures.model import Arm, Subject
 from assay.records import Frozen
+from assay.sandbox.cells import request_for
 from assay.sandbox.parallel import default_workers, evaluate_many
 from assay.sandbox.results import CorrectnessResult, SandboxRequest
 
@@ -45,19 +46,6 @@ class SelfTestReport(Frozen):
         return self.checks > 0 and not self.failures
 
 
-def _request(subject: Subject, arm: Arm, source: str, image: str) -> SandboxRequest:
-    assert arm.sandbox != "skip"
-    return SandboxRequest(
-        files=arm.files,
-        target=subject.target,
-        candidate=source,
-        cases=tuple(vector.input for vector in subject.task.vectors),
-        expected=tuple(vector.expected for vector in subject.task.vectors),
-        profile=arm.sandbox,
-        image=image,
-    )
-
-
 def run_selftest(
     subjects: Sequence[Subject], image: str, *, workers: int | None = None
 ) -> SelfTestReport:
@@ -74,7 +62,7 @@ def run_selftest(
                 continue
             for implementation, source in sources.items():
                 plan.append((subject, arm, implementation))
-                requests.append(_request(subject, arm, source, image))
+                requests.append(request_for(subject, arm.name, source, image))
     results: list[CorrectnessResult] = evaluate_many(requests, workers=workers or default_workers())
     failures = tuple(
         SelfTestFailure(
