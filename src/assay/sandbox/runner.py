@@ -315,6 +315,8 @@ def _evaluate_with(api: docker.APIClient, request: SandboxRequest) -> Correctnes
             return evaluator_failure("startup-deadline")
         except (docker_errors.DockerException, OSError):
             return evaluator_failure("container-start-failed")
+        if cancelled.is_set():  # cancelled while this container was being created
+            raise SandboxCancelled(signal.SIGTERM)
         session = StreamSession(sock=sock, secret=secret)
         ready = session.next_record(startup_end)
         if ready == "supervisor-silent":
