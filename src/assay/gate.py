@@ -21,7 +21,6 @@ offending statement decides):
 ``extra-definition``     a definition other than ``implement``, or a second ``implement``
 ``async-implement``      ``implement`` is ``async def``
 ``decorated``            ``implement`` has decorators
-``too-complex``          ``implement`` nests deeper than :data:`MAX_DEPTH`
 ``unsupported-annotation``  policy ``simple`` and an annotation inside ``implement`` that is
                          not a bare name, a dotted name, a string or ``None``
 ``no-implement``         no ``def implement`` at all
@@ -60,9 +59,6 @@ GateRefusal = Literal[
 ]
 
 IMPLEMENT = "implement"
-MAX_DEPTH = 100
-"""Deepest syntax-tree nesting accepted; real functions stay far below it, and it keeps every
-recursive evaluator walk well inside Python's recursion limit."""
 
 _BOM = b"\xef\xbb\xbf"
 
@@ -116,25 +112,22 @@ def parse_module(text: str) -> ast.Module | GateRefusal:
         return "too-complex"
 
 
-def flatten(root: ast.AST) -> tuple[tuple[ast.AST, ...], int]:
-    """Every node under ``root`` (itself included) and the deepest nesting, without recursion."""
+def flatten(root: ast.AST) -> tuple[ast.AST, ...]:
+    """Every node under ``root``, itself included, without recursion."""
     nodes: list[ast.AST] = [root]
-    deepest = 1
-    stack: list[tuple[ast.AST, int]] = [(root, 1)]
+    stack: list[ast.AST] = [root]
     while stack:
-        node, depth = stack.pop()
-        deepest = max(deepest, depth)
+        node = stack.pop()
         for name in node._fields:
             value = getattr(node, name, None)
             if isinstance(value, ast.AST):
                 nodes.append(value)
-                stack.append((value, depth + 1))
+                stack.append(value)
             elif isinstance(value, list):
-                for item in value:
-                    if isinstance(item, ast.AST):
-                        nodes.append(item)
-                        stack.append((item, depth + 1))
-    return tuple(nodes), deepest
+                children = [item for item in value if isinstance(item, ast.AST)]
+                nodes.extend(children)
+                stack.extend(children)
+    return tuple(nodes)
 
 
 def is_docstring(statement: ast.stmt) -> bool:
@@ -246,9 +239,7 @@ def admit(
     checked = module_refusal(parsed, helper, helper_module)
     if isinstance(checked, str):
         return Refused(checked)
-    nodes, depth = flatten(checked)
-    if depth > MAX_DEPTH:
-        return Refused("too-complex")
+    nodes = flatten(checked)
     if annotations == "simple" and not all(
         is_simple_annotation(a) for a in annotations_within(nodes)
     ):

@@ -110,6 +110,34 @@ def is_flat_guard(statement: ast.stmt) -> bool:
     )
 
 
+Part = tuple[ast.AST | None, Position]
+
+
+def _evaluated_parts(node: ast.AST) -> list[Part]:
+    """The children of an unconditionally evaluated node, each with its own position."""
+    if isinstance(node, ast.BoolOp):
+        first, *rest = node.values
+        return [(first, None), *_lazy(rest, "helper-in-short-circuit")]
+    if isinstance(node, ast.Compare):
+        later = _lazy(node.comparators[1:], "helper-in-short-circuit")
+        return [(node.left, None), (node.comparators[0], None), *later]
+    if isinstance(node, ast.IfExp):
+        return [(node.test, None), *_lazy([node.body, node.orelse], "helper-in-branch")]
+    if isinstance(node, ast.Lambda):
+        defaults: list[Part] = [(d, None) for d in [*node.args.defaults, *node.args.kw_defaults]]
+        return [*defaults, (node.body, "helper-in-lambda")]
+    if isinstance(node, _COMPREHENSIONS):
+        generator, *later_generators = node.generators
+        elements = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
+        lazy = [*elements, generator.target, *generator.ifs, *later_generators]
+        return [(generator.iter, None), *_lazy(lazy, "helper-in-comprehension")]
+    return [(child, None) for child in ast.iter_child_nodes(node)]
+
+
+def _lazy(nodes: Sequence[ast.AST | None], reason: PositionReason) -> list[Part]:
+    return [(node, reason) for node in nodes]
+
+
 @dataclass
 class _Walker:
     guards: GuardPolicy
@@ -126,38 +154,20 @@ class _Walker:
         for node in nodes:
             self.conditional(node, reason)
 
-    def expression(self, node: ast.AST | None) -> None:
-        """Walk a node evaluated unconditionally, classifying the calls inside it."""
-        if node is None:
-            return
-        if isinstance(node, ast.Call):
-            self.sites.append((node, None))
-        elif isinstance(node, ast.BoolOp):
-            self.expression(node.values[0])
-            self.conditionals(node.values[1:], "helper-in-short-circuit")
-            return
-        elif isinstance(node, ast.Compare):
-            self.expression(node.left)
-            self.expression(node.comparators[0])
-            self.conditionals(node.comparators[1:], "helper-in-short-circuit")
-            return
-        elif isinstance(node, ast.IfExp):
-            self.expression(node.test)
-            self.conditionals([node.body, node.orelse], "helper-in-branch")
-            return
-        elif isinstance(node, ast.Lambda):
-            self.expressions([*node.args.defaults, *node.args.kw_defaults])
-            self.conditional(node.body, "helper-in-lambda")
-            return
-        elif isinstance(node, _COMPREHENSIONS):
-            first, *rest = node.generators
-            self.expression(first.iter)
-            elements = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
-            self.conditionals(
-                [*elements, first.target, *first.ifs, *rest], "helper-in-comprehension"
-            )
-            return
-        self.expressions(list(ast.iter_child_nodes(node)))
+    def expression(self, root: ast.AST | None) -> None:
+        """Walk a node evaluated unconditionally, classifying the calls inside it in source
+        order. Iterative, so no expression nesting can exhaust the recursion limit."""
+        stack: list[Part] = [(root, None)]
+        while stack:
+            node, reason = stack.pop()
+            if node is None:
+                continue
+            if reason is not None:
+                self.conditional(node, reason)
+                continue
+            if isinstance(node, ast.Call):
+                self.sites.append((node, None))
+            stack.extend(reversed(_evaluated_parts(node)))
 
     def expressions(self, nodes: Sequence[ast.AST | None]) -> None:
         for node in nodes:
