@@ -5,8 +5,8 @@ undecorated ``def implement``. Imports cannot replace the repository helper. A r
 value (``GateResult(accepted=False, reason=...)``); :func:`check_source` never raises, whatever
 bytes it is given.
 
-Refusal reasons, checked in this order (module statements in source order; the first
-offending statement decides):
+Refusal reasons, checked in this order (the per-statement reasons walk the module's statements
+in source order, and the first offending statement decides):
 
 =======================  ==================================================================
 ``not-utf8``             bytes that are not UTF-8 (a UTF-8 BOM is allowed), or text with
@@ -21,9 +21,9 @@ offending statement decides):
 ``extra-definition``     a definition other than ``implement``, or a second ``implement``
 ``async-implement``      ``implement`` is ``async def``
 ``decorated``            ``implement`` has decorators
+``no-implement``         no ``def implement`` at all
 ``unsupported-annotation``  policy ``simple`` and an annotation inside ``implement`` that is
                          not a bare name, a dotted name, a string or ``None``
-``no-implement``         no ``def implement`` at all
 =======================  ==================================================================
 
 The helper's origin decides what "replacing" means. With ``helper_module=None`` the helper is
