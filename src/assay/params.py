@@ -24,7 +24,8 @@ class RunSpec(Frozen):
     model: str
     scenario: str
     repeats: int = Field(default=2, ge=1)
-    schedule: str = "subject-counterbalanced-v1"
+    schedule: str | None = None
+    """``None``: the scenario's default (see ``assay.schedule.default_schedule``)."""
     allow_paid: bool = False
     authorization: str | None = None
     plan_ref: str | None = None

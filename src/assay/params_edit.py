@@ -11,8 +11,7 @@ from typing import Any
 from ruamel.yaml import YAML
 
 from assay.params import load_params
-
-DEFAULT_SCHEDULES = {"dose": "subject-rotated-v1", "placement": "subject-rotated-v1"}
+from assay.schedule import default_schedule
 
 
 def _edit(path: Path, change: Any) -> None:
@@ -56,7 +55,7 @@ def add_run(
             "model": model,
             "scenario": scenario,
             "repeats": repeats,
-            "schedule": schedule or DEFAULT_SCHEDULES.get(scenario, "subject-counterbalanced-v1"),
+            "schedule": schedule or default_schedule(scenario),
             "allow_paid": False,
             "authorization": None,
             "plan_ref": None,

@@ -19,7 +19,7 @@ from assay.fixtures.model import Scenario
 from assay.params import AnalysisPlan, RunSpec
 from assay.providers.base import ModelProfile
 from assay.records import Frozen
-from assay.schedule import schedule
+from assay.schedule import default_schedule, schedule
 
 PLAN_SCHEMA = "assay-plan/1"
 
@@ -141,7 +141,8 @@ def build_plan(
 ) -> Plan:
     """The plan for one run. ``prompts`` maps (subject, arm) to the first step's prompt."""
     subjects = {s.id: s for s in scenario.subjects}
-    order = schedule(run.schedule, [s.id for s in scenario.subjects], scenario.arms, run.repeats)
+    schedule_name = run.schedule or default_schedule(scenario.name)
+    order = schedule(schedule_name, [s.id for s in scenario.subjects], scenario.arms, run.repeats)
     cells = []
     for planned in order:
         subject = subjects[planned.subject]
@@ -175,7 +176,7 @@ def build_plan(
         arms=scenario.arms,
         reference_arm=scenario.arms[0],
         repeats=run.repeats,
-        schedule=run.schedule,
+        schedule=schedule_name,
         model=profile,
         budget=_budget(profile, requests),
         cells=tuple(cells),

@@ -43,6 +43,14 @@ _ARM_ORDERS: dict[str, Callable[[int, int, int, Sequence[str]], list[str]]] = {
 
 SCHEDULES: tuple[str, ...] = tuple(_ARM_ORDERS)
 
+_SCENARIO_DEFAULTS = {"v1": "subject-counterbalanced-v1", "layered": "subject-counterbalanced-v1"}
+
+
+def default_schedule(scenario: str) -> str:
+    """The seed's schedule for a scenario: counterbalanced for the two-arm sets, rotated for
+    the many-arm sets (dose, placement, chain, context)."""
+    return _SCENARIO_DEFAULTS.get(scenario, "subject-rotated-v1")
+
 
 def schedule(
     name: str, subjects: Sequence[str], arms: Sequence[str], repeats: int
