@@ -29,8 +29,12 @@ def register(subparsers: Any) -> None:
         "sandbox-run", help="run one candidate in the correctness sandbox", description=__doc__
     )
     parser.add_argument("--repo", type=Path, required=True, help="repository folder")
-    parser.add_argument("--target", required=True, help="repository path the candidate is appended to")
-    parser.add_argument("--candidate", type=Path, required=True, help="file holding the candidate source")
+    parser.add_argument(
+        "--target", required=True, help="repository path the candidate is appended to"
+    )
+    parser.add_argument(
+        "--candidate", type=Path, required=True, help="file holding the candidate source"
+    )
     parser.add_argument("--cases", type=Path, required=True, help="JSON list of inputs")
     parser.add_argument("--expected", type=Path, required=True, help="JSON list of expected values")
     parser.add_argument("--profile", choices=("standard", "large"), default="standard")
@@ -64,7 +68,9 @@ def _repository(root: Path) -> tuple[SourceFile, ...]:
     files = []
     for path in sorted(root.rglob("*.py")):
         relative = path.relative_to(root).as_posix()
-        if any(part.startswith(".") or part == "__pycache__" for part in path.relative_to(root).parts):
+        if any(
+            part.startswith(".") or part == "__pycache__" for part in path.relative_to(root).parts
+        ):
             continue
         files.append((relative, _read_text(path, "repository file")))
     try:
