@@ -36,7 +36,7 @@ def main() -> None:
     profile = ModelProfile(provider="simulated", model="sim-follower")
     plan = build_plan(
         run_id="bench", run=RunSpec(model="sim", scenario="dose", schedule="subject-rotated-v1"),
-        profile=profile, scenario=scenario, prompts=request_sizes(prompts, lambda p: len(p.encode())),
+        profile=profile, scenario=scenario, fixture_sources="0" * 64, prompts=request_sizes(prompts, lambda p: len(p.encode())),
         analysis=AnalysisPlan(), tools={},
     )  # fmt: skip
     book = answer_book(scenario.subjects)

@@ -73,6 +73,8 @@ class Plan(Frozen):
     schema_: str = Field(default=PLAN_SCHEMA, alias="schema")
     run: str
     scenario: str
+    fixture_sources: str
+    """sha256 of the manifest of every fixture file the scenario reads (any byte counts)."""
     prompt_profile: str
     arms: tuple[str, ...]
     reference_arm: str
@@ -134,6 +136,7 @@ def build_plan(
     run: RunSpec,
     profile: ModelProfile,
     scenario: Scenario,
+    fixture_sources: str,
     prompts: Mapping[tuple[str, str], PromptRef],
     analysis: AnalysisPlan,
     tools: Mapping[str, str],
@@ -172,6 +175,7 @@ def build_plan(
     return Plan(
         run=run_id,
         scenario=scenario.name,
+        fixture_sources=fixture_sources,
         prompt_profile=scenario.prompt_profile,
         arms=scenario.arms,
         reference_arm=scenario.arms[0],

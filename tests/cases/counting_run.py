@@ -45,6 +45,7 @@ def make_plan(paid: bool):
         run=RunSpec(model="counting", scenario="v1"),
         profile=profile,
         scenario=scenario,
+        fixture_sources="0" * 64,
         prompts=request_sizes(prompts, lambda p: len(p.encode())),
         analysis=AnalysisPlan(),
         tools={},

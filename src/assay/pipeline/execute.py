@@ -2,6 +2,10 @@
 
 It reads the plan, the authorization and the rendered prompts. Only the simulated stand-in
 also reads the scenario (its answer book); real providers receive the prompt and nothing else.
+
+Before the first paid request of a run (paid plan, authorized, its ledger not begun) the stage
+runs the same free checks as ``assay check-provider``; when any fails it sends nothing, does
+not open the ledger and writes no table, so the run can still start once the cause is fixed.
 """
 
 from __future__ import annotations
@@ -11,7 +15,8 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from assay.execute import CallRecord, Executor
+from assay.authorize import Authorization
+from assay.execute import CallRecord, Executor, record_for
 from assay.extract import extract_candidate
 from assay.fixtures.chain import append_step
 from assay.ledger import Ledger
@@ -22,11 +27,43 @@ from assay.pipeline.plan import read_plan
 from assay.pipeline.render import PromptRow, read_prompt_rows
 from assay.pipeline.subjects import read_scenario
 from assay.plan import Plan, PlannedCell
-from assay.providers.base import Provider
+from assay.providers.base import ModelProfile, Provider
+from assay.providers.check import CheckReport, run_checks
 from assay.providers.replay import ReplayProvider
 from assay.providers.simulated import SimulatedProvider, answer_book
+from assay.records import Frozen
 from assay.render import PROMPT_PROFILES, render_files
 from assay.tables import write_records
+
+Checks = Callable[[ModelProfile, Mapping[str, str]], CheckReport]
+
+
+class Executed(Frozen):
+    """What one invocation of the execute stage did."""
+
+    run: str
+    records: tuple[CallRecord, ...] = ()
+    preflight: CheckReport | None = None
+    """The pre-flight checks, when this invocation was about to send the run's first paid
+    request; ``None`` when none were due (free, awaiting authorization, or already begun)."""
+
+    @property
+    def refused(self) -> bool:
+        """The pre-flight failed: nothing was sent, the ledger was not opened."""
+        return self.preflight is not None and not self.preflight.passed
+
+    def refusal(self) -> str:
+        failed = "\n".join(
+            line.render()
+            for line in (self.preflight.lines if self.preflight else ())
+            if line.outcome == "fail"
+        )
+        return (
+            f"run {self.run!r}: pre-flight checks failed, so nothing was sent and the ledger was "
+            f"not begun:\n{failed}\nFix each FAIL line (`assay check-provider {self.run}` shows "
+            "them again), then run `dvc repro`; a change to the profile needs a new plan and "
+            "authorization."
+        )
 
 
 def provider_factory(plan: Plan) -> Callable[[], Provider]:
@@ -71,39 +108,47 @@ class ChainRenderer:
 
 def awaiting(plan: Plan) -> list[CallRecord]:
     return [
-        CallRecord(
-            run=plan.run,
-            cell_id=c.cell_id,
-            subject=c.subject,
-            arm=c.arm,
-            repeat=c.repeat,
-            step=step,
-            status="not-run",
-            reason="awaiting-authorization",
-        )
+        record_for(plan, c, step, "not-run", reason="awaiting-authorization")
         for c in plan.cells
         for step in range(1, c.steps + 1)
     ]
+
+
+def first_paid_request_due(plan: Plan, authorization: Authorization, ledger_root: Path) -> bool:
+    """A paid, authorized run whose ledger has no intent yet: the next request would be its
+    first. Reads the ledger folder without creating it."""
+    if not plan.budget.paid or authorization.state != "authorized":
+        return False
+    return not Ledger(ledger_root / plan.run / plan.hash).state().begun
 
 
 def run(
     run_id: str,
     params: Params,
     factory: Callable[[Plan], Callable[[], Provider]] = provider_factory,
-) -> list[CallRecord]:
+    *,
+    env: Mapping[str, str] = os.environ,
+    checks: Checks = run_checks,
+) -> Executed:
     plan = read_plan(run_id)
     authorization = read_authorization(run_id)
     if authorization.plan_hash != plan.hash:
         raise RuntimeError(
             f"run {run_id!r}: authorization was decided for another plan; run `dvc repro` again"
         )
+    ledger_root = Path(params.ledger_root)
+    preflight = None
     if authorization.state == "awaiting-authorization":
         records = awaiting(plan)
     else:
-        ledger = Ledger.open(Path(params.ledger_root), run_id, plan.hash, paid=plan.budget.paid)
+        if first_paid_request_due(plan, authorization, ledger_root):
+            preflight = checks(plan.model, env)
+            if not preflight.passed:
+                return Executed(run=run_id, preflight=preflight)
+        ledger = Ledger.open(ledger_root, run_id, plan.hash, paid=plan.budget.paid)
         rows = read_prompt_rows(plan.scenario)
         prompts = {key: row.prompt for key, row in rows.items()}
         executor = Executor(plan, ledger, prompts, factory(plan), next_prompt=ChainRenderer(rows))
         records = executor.run()
     write_records(paths.cells_table(run_id), CallRecord, records)
-    return records
+    return Executed(run=run_id, records=tuple(records), preflight=preflight)

@@ -12,6 +12,10 @@ def scenario_file(scenario: str) -> Path:
     return DATA / "subjects" / scenario / "scenario.json"
 
 
+def sources_file(scenario: str) -> Path:
+    return DATA / "subjects" / scenario / "sources.json"
+
+
 def subjects_table(scenario: str) -> Path:
     return DATA / "subjects" / scenario / "subjects.parquet"
 

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from assay.params import Params
 from assay.pipeline import paths
 from assay.pipeline.render import read_prompts
-from assay.pipeline.subjects import read_scenario
+from assay.pipeline.subjects import read_scenario, read_sources_digest
 from assay.plan import Plan, build_plan, load_plan, request_sizes, tool_versions
 from assay.providers.base import ModelProfile
 
@@ -34,6 +34,7 @@ def make_plan(run_id: str, params: Params) -> Plan:
         run=run,
         profile=profile,
         scenario=scenario,
+        fixture_sources=read_sources_digest(run.scenario),
         prompts=prompts,
         analysis=params.analysis,
         tools=tool_versions(),

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from assay.digest import canonical_json
+from assay.digest import canonical_json, sha256_hex
 from assay.fixtures.model import Scenario
-from assay.fixtures.scenarios import load_scenario
+from assay.fixtures.scenarios import fixture_sources, load_scenario
 from assay.params import Params
 from assay.pipeline import paths
 from assay.records import Frozen
@@ -56,9 +56,19 @@ def write_scenario(scenario: Scenario) -> None:
     write_records(paths.subjects_table(scenario.name), SubjectRow, subject_rows(scenario))
 
 
+def write_sources(name: str, sources: dict[str, str]) -> None:
+    paths.sources_file(name).write_bytes(canonical_json(sources) + b"\n")
+
+
+def read_sources_digest(name: str) -> str:
+    return sha256_hex(paths.sources_file(name).read_bytes())
+
+
 def read_scenario(name: str) -> Scenario:
     return Scenario.model_validate_json(paths.scenario_file(name).read_bytes())
 
 
 def run(name: str, params: Params) -> None:
-    write_scenario(load_scenario(name, Path(params.fixtures)))
+    root = Path(params.fixtures)
+    write_scenario(load_scenario(name, root))
+    write_sources(name, fixture_sources(name, root))

@@ -1,0 +1,83 @@
+"""The SQL report agrees with assay.stats on the same evidence, and is deterministic."""
+
+import json
+import random
+
+import pytest
+
+from assay.execute import CallRecord
+from assay.pipeline.extract import CandidateRow
+from assay.pipeline.render import PromptRow
+from assay.pipeline.structure import VerdictRow
+from assay.pipeline.subjects import SubjectRow
+from assay.records import ORDINAL_VERDICTS
+from assay.report.database import connect
+from assay.report.primary import build_reports, render_markdown
+from assay.stats import paired_comparison
+from assay.tables import write_records
+
+ARMS = ["mess-00", "mess-03", "mess-10"]
+CHOICES = ["reused", "reused", "mixed", "duplicated", "ambiguous", "rejected", None]
+
+
+def _plan(run, repeats, minimum):
+    return {
+        "run": run, "scenario": "dose", "repeats": repeats, "arms": ARMS, "reference_arm": ARMS[0],
+        "model": {"model": "m", "provider": "simulated"}, "cells": [],
+        "analysis": {"alpha": 0.05, "minimum_subjects": minimum, "structure_evaluator": 7},
+        "budget": {"requests": 0, "worst_case_usd": 0.0},
+    }  # fmt: skip
+
+
+def write_evidence(data, seed, *, subjects=14, repeats=2, minimum=10):
+    rng = random.Random(seed)
+    run = f"run-{seed}"
+    (data / "plan" / run).mkdir(parents=True)
+    (data / "plan" / run / "plan.json").write_text(json.dumps(_plan(run, repeats, minimum)))
+    (data / "plan" / run / "plan.sha256").write_text("0" * 64 + "\n")
+    outcomes, verdicts = {}, []
+    for s in range(subjects):
+        subject = f"s{s:02d}"
+        for arm in ARMS:
+            for repeat in range(1, repeats + 1):
+                verdict = rng.choice(CHOICES)
+                outcomes.setdefault(subject, {}).setdefault(arm, []).append(verdict)
+                verdicts.append(VerdictRow(run=run, cell_id=f"{subject}/{arm}/r{repeat}", subject=subject,
+                                           arm=arm, repeat=repeat, step=1, verdict=verdict,
+                                           reason="x", evaluator_version=7))  # fmt: skip
+    write_records(data / "structure" / run / "verdicts.parquet", VerdictRow, verdicts)
+    write_records(data / "execute" / run / "cells.parquet", CallRecord, [])
+    write_records(data / "extract" / run / "candidates.parquet", CandidateRow, [])
+    write_records(data / "subjects" / "dose" / "subjects.parquet", SubjectRow, [])
+    write_records(data / "render" / "dose" / "prompts.parquet", PromptRow, [])
+    return run, outcomes
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_sql_sign_tests_match_stats(tmp_path, seed):
+    run, outcomes = write_evidence(tmp_path, seed, subjects=6 + seed * 2, repeats=1 + seed % 3)
+    report = build_reports(connect(tmp_path))[run]
+    repeats = report["run"]["repeats"]
+    for test in report["sign_tests"]:
+        expected = paired_comparison(outcomes, reference_arm=ARMS[0], other_arm=test["arm"], repeats=repeats,
+                                     scale=ORDINAL_VERDICTS)  # fmt: skip
+        assert test["favouring_reference"] == expected.favouring_reference
+        assert test["favouring_arm"] == expected.favouring_other
+        assert test["ties"] == expected.ties
+        assert test["complete_subjects"] == len(expected.complete_subjects)
+        assert test["incomplete_subjects"] == len(expected.incomplete_subjects)
+        assert test["p_value"] == pytest.approx(expected.test.p_value)
+        assert test["descriptive_only"] == expected.descriptive_only
+        assert test["significant"] == (expected.test.significant and not expected.descriptive_only)
+
+
+def test_report_is_byte_identical_across_connections(tmp_path):
+    run, _ = write_evidence(tmp_path, 3)
+    first = render_markdown(build_reports(connect(tmp_path))[run])
+    second = render_markdown(build_reports(connect(tmp_path))[run])
+    assert first == second
+
+
+def test_missing_tables_are_a_clear_error(tmp_path):
+    with pytest.raises(FileNotFoundError, match="run `dvc repro` first"):
+        connect(tmp_path)

@@ -1,0 +1,87 @@
+"""The plan: deterministic, complete, sensitive to every input, and it excludes over-cap cells."""
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from assay.digest import digest_of
+from assay.fixtures.scenarios import fixture_sources, load_scenario
+from assay.params import AnalysisPlan, RunSpec
+from assay.plan import build_plan, load_plan, request_sizes, summary
+from assay.providers.base import ModelProfile, PriceCaps
+from assay.render import render_input
+
+ROOT = Path(__file__).resolve().parents[1]
+PAID = ModelProfile(provider="openrouter", model="anthropic/claude-3-haiku", provider_pin="amazon-bedrock",
+                    price_caps=PriceCaps(prompt=0.25, completion=1.25), context_tokens=200_000,
+                    max_output_tokens=2048, reservation_usd=0.06, ceiling_usd=2.88)  # fmt: skip
+
+
+def plan_for(fixtures: Path, profile: ModelProfile = PAID, **run):
+    scenario = load_scenario("v1", fixtures)
+    prompts = {
+        (s.id, a.name): render_input(s, a, "v1").text for s in scenario.subjects for a in s.arms
+    }
+    return build_plan(run_id="r", run=RunSpec(model="m", scenario="v1", **run), profile=profile,
+                      scenario=scenario, fixture_sources=digest_of(fixture_sources("v1", fixtures)),
+                      prompts=request_sizes(prompts, lambda p: len(p.encode())),
+                      analysis=AnalysisPlan(), tools={"python": "3.11"})  # fmt: skip
+
+
+def test_plan_is_deterministic_and_round_trips():
+    first, second = plan_for(ROOT / "fixtures"), plan_for(ROOT / "fixtures")
+    assert first.canonical() == second.canonical() and first.hash == second.hash
+    assert load_plan(first.canonical()).hash == first.hash
+
+
+def test_seed_budget():
+    plan = plan_for(ROOT / "fixtures")
+    assert len(plan.cells) == 48 and plan.budget.requests == 48
+    assert plan.budget.paid and plan.budget.worst_case_usd == pytest.approx(2.88)
+    assert PAID.worst_case_usd == pytest.approx((200_000 * 0.25 + 2048 * 1.25) / 1e6)
+    text = summary(plan)
+    assert plan.hash in text and "$2.88" in text and "48" in text
+
+
+@pytest.mark.parametrize(
+    "relative",
+    [
+        "v1/post-slug/task.toml",
+        "v1/income-tax/reference_duplicated.py",
+        "v1/card-mask/inconsistent/module.py",
+    ],
+)
+def test_any_fixture_byte_changes_the_plan_hash(tmp_path, relative):
+    shutil.copytree(ROOT / "fixtures", tmp_path / "fixtures")
+    before = plan_for(tmp_path / "fixtures").hash
+    path = tmp_path / "fixtures" / relative
+    path.write_text(path.read_text() + "\n# one more line\n")
+    assert plan_for(tmp_path / "fixtures").hash != before
+
+
+@pytest.mark.parametrize(
+    "change",
+    [{"repeats": 3}, {"schedule": "subject-rotated-v1"}],
+)
+def test_run_changes_change_the_hash(change):
+    assert plan_for(ROOT / "fixtures", **change).hash != plan_for(ROOT / "fixtures").hash
+
+
+def test_profile_changes_change_the_hash():
+    cheaper = PAID.model_copy(update={"ceiling_usd": 1.0})
+    assert plan_for(ROOT / "fixtures", cheaper).hash != plan_for(ROOT / "fixtures").hash
+
+
+def test_cells_over_the_request_cap_are_excluded_before_authorization():
+    capped = PAID.model_copy(update={"request_bytes_cap": 1100})
+    plan = plan_for(ROOT / "fixtures", capped)
+    excluded = [c for c in plan.cells if c.excluded]
+    assert excluded and all(c.excluded.startswith("request-over-cap") for c in excluded)
+    assert plan.budget.requests == len(plan.cells) - len(excluded)
+    assert "excluded" in summary(plan)
+
+
+def test_free_profile_needs_no_budget():
+    plan = plan_for(ROOT / "fixtures", ModelProfile(provider="simulated", model="sim"))
+    assert not plan.budget.paid and plan.budget.worst_case_usd == 0
