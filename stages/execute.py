@@ -8,9 +8,14 @@ from assay.params import load_params
 from assay.pipeline import execute
 
 if __name__ == "__main__":
+    run_id = sys.argv[1]
     try:
-        records = execute.run(sys.argv[1], load_params())
+        executed = execute.run(run_id, load_params())
     except LedgerBindingError as exc:
         sys.exit(f"assay: {exc}")
-    counts = Counter(r.status for r in records)
-    print(f"{sys.argv[1]}: " + ", ".join(f"{n} {status}" for status, n in sorted(counts.items())))
+    if executed.preflight is not None:
+        print(f"{run_id}: pre-flight checks (free calls)\n{executed.preflight.render()}")
+    if executed.refused:
+        sys.exit(f"assay: {executed.refusal()}")
+    counts = Counter(r.status for r in executed.records)
+    print(f"{run_id}: " + ", ".join(f"{n} {status}" for status, n in sorted(counts.items())))

@@ -45,12 +45,19 @@ class CallRecord(Frozen):
     reason: str | None = None
     halt: bool = False
     reservation_usd: float = 0.0
+    price_cap_prompt_usd_per_m: float = 0.0
+    price_cap_completion_usd_per_m: float = 0.0
+    """The plan's price caps in force for this call (USD per million tokens)."""
     cost_usd: float | None = None
+    """Provider-reported cost; ``None`` when nothing was reported."""
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     generation_id: str | None = None
     served_model: str | None = None
     served_provider: str | None = None
+    finish_reason: str | None = None
+    detail: str | None = None
+    """Human-readable cause (the provider's error message, shortened and redacted)."""
     no_charge_proven: bool = False
     latency_seconds: float | None = None
     prompt_digest: str | None = None
@@ -62,9 +69,11 @@ def call_key(cell: PlannedCell, step: int) -> str:
     return f"{cell.cell_id}#{step}"
 
 
-def _record(
+def record_for(
     plan: Plan, cell: PlannedCell, step: int, status: ExecutionStatus, **fields: Any
 ) -> CallRecord:
+    """The row of one call of ``cell``, with the plan's price caps in force."""
+    caps = plan.model.price_caps
     return CallRecord(
         run=plan.run,
         cell_id=cell.cell_id,
@@ -73,6 +82,8 @@ def _record(
         repeat=cell.repeat,
         step=step,
         status=status,
+        price_cap_prompt_usd_per_m=caps.prompt,
+        price_cap_completion_usd_per_m=caps.completion,
         **fields,
     )
 
@@ -86,7 +97,7 @@ def _from_outcome(
     text: str | None,
 ) -> CallRecord:
     usage = outcome.get("usage") or {}
-    return _record(
+    return record_for(
         plan,
         cell,
         step,
@@ -100,6 +111,8 @@ def _from_outcome(
         generation_id=outcome.get("generation_id"),
         served_model=outcome.get("served_model"),
         served_provider=outcome.get("served_provider"),
+        finish_reason=outcome.get("finish_reason"),
+        detail=outcome.get("detail"),
         no_charge_proven=bool(outcome.get("no_charge_proven")),
         latency_seconds=outcome.get("latency_seconds"),
         prompt_digest=intent["request_digest"],
@@ -146,7 +159,7 @@ class Executor:
             for step in range(1, cell.steps + 1):
                 key = call_key(cell, step)
                 if cell.excluded:
-                    yield _record(self.plan, cell, step, "excluded", reason=cell.excluded)
+                    yield record_for(self.plan, cell, step, "excluded", reason=cell.excluded)
                 elif key in state.outcomes:
                     outcome = state.outcomes[key]
                     yield _from_outcome(
@@ -154,7 +167,7 @@ class Executor:
                     )
                 elif key in state.intents:
                     intent = state.intents[key]
-                    yield _record(
+                    yield record_for(
                         self.plan,
                         cell,
                         step,
@@ -164,9 +177,11 @@ class Executor:
                         prompt_digest=intent["request_digest"],
                     )
                 elif state.halt_reason:
-                    yield _record(self.plan, cell, step, "budget-halted", reason=state.halt_reason)
+                    yield record_for(
+                        self.plan, cell, step, "budget-halted", reason=state.halt_reason
+                    )
                 else:
-                    yield _record(
+                    yield record_for(
                         self.plan,
                         cell,
                         step,
@@ -185,7 +200,7 @@ class Executor:
             for step in range(1, cell.steps + 1):
                 key = call_key(cell, step)
                 if cell.excluded:
-                    yield _record(self.plan, cell, step, "excluded", reason=cell.excluded)
+                    yield record_for(self.plan, cell, step, "excluded", reason=cell.excluded)
                     continue
                 done = state.outcomes.get(key)
                 if done is not None:  # resumed free run: keep what was received
@@ -200,7 +215,7 @@ class Executor:
                 prompt = self._prompt(cell, step, texts)
                 if prompt is None:
                     for later in range(step, cell.steps + 1):
-                        yield _record(
+                        yield record_for(
                             self.plan,
                             cell,
                             later,
@@ -215,7 +230,7 @@ class Executor:
                     )
                     self.ledger.write_halt(halt_reason)
                 if halt_reason is not None:
-                    yield _record(self.plan, cell, step, "budget-halted", reason=halt_reason)
+                    yield record_for(self.plan, cell, step, "budget-halted", reason=halt_reason)
                     continue
                 record = self._call(cell, step, key, prompt, reservation)
                 reserved += reservation
@@ -226,7 +241,7 @@ class Executor:
                 if record.status != "completed" or record.text is None:
                     # a chain cannot go on without its earlier step
                     for later in range(step + 1, cell.steps + 1):
-                        yield _record(
+                        yield record_for(
                             self.plan, cell, later, "not-run", reason=f"step {step} {record.status}"
                         )
                     break

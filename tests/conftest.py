@@ -1,4 +1,5 @@
-"""A throwaway copy of the repository (tracked files only) in its own git repo, with DVC."""
+"""Shared fixtures. ``repo``: a throwaway copy of the working tree (tracked and unignored files)
+in its own git repo, for end-to-end DVC runs (tests/pipeline, tests/providers)."""
 
 import os
 import shutil
@@ -8,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 
 
@@ -36,6 +37,18 @@ class Repo:
 
     def dvc(self, *args: str, check: bool = True) -> subprocess.CompletedProcess:
         return self.run(str(BIN / "dvc"), *args, check=check)
+
+    def dvc_process(self, *args: str) -> subprocess.Popen:
+        """``dvc`` started in its own process group, so a test can kill it and its stages."""
+        return subprocess.Popen(
+            [str(BIN / "dvc"), *args],
+            cwd=self.path,
+            env=self.env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
 
     def git(self, *args: str) -> subprocess.CompletedProcess:
         return self.run("git", *args)
