@@ -14,9 +14,9 @@ import pytest
 import yaml
 from provider_server import PLANTED_KEY, LocalServer, Reply, Seen
 
-from assay.digest import sha256_hex
+from assay.digest import digest_of, sha256_hex
 from assay.execute import CallRecord, Executor
-from assay.fixtures.scenarios import load_scenario
+from assay.fixtures.scenarios import fixture_sources, load_scenario
 from assay.ledger import Ledger
 from assay.params import AnalysisPlan, RunSpec
 from assay.plan import Plan, build_plan, request_sizes
@@ -56,6 +56,7 @@ def paid_run(server: LocalServer, tmp_path: Path) -> tuple[Plan, list[CallRecord
         run=RunSpec(model="haiku", scenario="v1", allow_paid=True),
         profile=profile,
         scenario=scenario,
+        fixture_sources=digest_of(fixture_sources("v1", ROOT / "fixtures")),
         prompts=request_sizes(prompts, lambda prompt: request_bytes(profile, prompt)),
         analysis=AnalysisPlan(),
         tools={},
