@@ -64,16 +64,20 @@ def main() -> int:
     rows = measure(items, workers=args.workers)
     fast_seconds = time.perf_counter() - started
     missing = sum(1 for row in rows if row.missing_reason)
-    print(f"fast path: {fast_seconds:.1f} s for {len(items)} outputs "
-          f"({1000 * fast_seconds / len(items):.1f} ms per output), {len(rows)} rows, {missing} missing")
+    print(
+        f"fast path: {fast_seconds:.1f} s for {len(items)} outputs "
+        f"({1000 * fast_seconds / len(items):.1f} ms per output), {len(rows)} rows, {missing} missing"
+    )
 
     started = time.perf_counter()
     naive_rows = measure_naive(sample)
     naive_seconds = time.perf_counter() - started
     naive_per_output = naive_seconds / len(sample)
     naive_extrapolated = naive_per_output * len(items)
-    print(f"naive way: {naive_seconds:.1f} s for {len(sample)} outputs ({naive_per_output:.2f} s per output); "
-          f"extrapolated to {len(items)} outputs: {naive_extrapolated:.0f} s")
+    print(
+        f"naive way: {naive_seconds:.1f} s for {len(sample)} outputs ({naive_per_output:.2f} s per output); "
+        f"extrapolated to {len(items)} outputs: {naive_extrapolated:.0f} s"
+    )
     print(f"speed-up: {naive_extrapolated / fast_seconds:.1f}x")
 
     sample_cells = {item.cell_id for item in sample}

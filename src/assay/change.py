@@ -55,7 +55,9 @@ def describe_change(files: Mapping[str, str], target: str, candidate: str) -> Ch
     """Apply the change and say which target lines it added or modified."""
     before = files[target]
     after = merge_into(before, candidate)
-    definition_lines = _appended_span(after, _definition_text(_parse(candidate, "candidate"), candidate))
+    definition_lines = _appended_span(
+        after, _definition_text(_parse(candidate, "candidate"), candidate)
+    )
     new_files = dict(files)
     new_files[target] = after
     return Change(
@@ -89,9 +91,12 @@ def merge_into(target_text: str, candidate: str) -> str:
             future_lines.append(text)
         else:
             plain_lines.append(text)
-    if not block.statements and plain_lines:
-        plain_lines.append("")  # a blank line between a new import block and the code below
     lines = target_text.splitlines()
+    if not block.statements and plain_lines:
+        # A new import block: a blank line after a docstring, blank lines before the code.
+        before = [""] if block.insert_after > 0 else []
+        follows_blank = block.insert_after < len(lines) and not lines[block.insert_after].strip()
+        plain_lines = before + plain_lines + ([] if follows_blank else ["", ""])
     edits = [(block.insert_after, block.insert_after, plain_lines)]
     edits.append((block.future_after, block.future_after, future_lines))
     for statement in merged.values():
@@ -171,7 +176,8 @@ def _not_yet_imported(
     have = {
         _alias_key(a)
         for s in target.body
-        if isinstance(s, ast.ImportFrom) and (s.module, s.level) == (statement.module, statement.level)
+        if isinstance(s, ast.ImportFrom)
+        and (s.module, s.level) == (statement.module, statement.level)
         for a in s.names
     }
     names = [a for a in statement.names if _alias_key(a) not in have]

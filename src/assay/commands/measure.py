@@ -29,8 +29,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "missing_reason) to Parquet."
         ),
     )
-    parser.add_argument("--candidates", type=Path, required=True, help="candidates.parquet of the run")
-    parser.add_argument("--scenario", type=Path, required=True, help="scenario.json of the run's scenario")
+    parser.add_argument(
+        "--candidates", type=Path, required=True, help="candidates.parquet of the run"
+    )
+    parser.add_argument(
+        "--scenario", type=Path, required=True, help="scenario.json of the run's scenario"
+    )
     parser.add_argument("--out", type=Path, required=True, help="output Parquet path")
     parser.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
     parser.set_defaults(handler=_measure)

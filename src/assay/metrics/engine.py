@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import tempfile
 from collections.abc import Sequence
@@ -55,7 +56,9 @@ def in_process_results(unit: Unit, work: Path) -> dict[str, ToolResult]:
     }
     if unit.definition_lines is not None:
         target_text = unit.files[unit.target]
-        results[lizard_tool.TOOL] = lizard_tool.measure(unit.target, target_text, unit.definition_lines)
+        results[lizard_tool.TOOL] = lizard_tool.measure(
+            unit.target, target_text, unit.definition_lines
+        )
         results[newcode_tool.TOOL] = newcode_tool.measure(target_text, unit.changed_lines)
     return results
 
@@ -76,7 +79,9 @@ def _measure_chunk(units: list[Unit]) -> dict[str, dict[str, ToolResult]]:
     return results
 
 
-def plan_units(items: Sequence[MeasureItem]) -> tuple[list[Unit], dict[str, str], dict[str, Unit | str]]:
+def plan_units(
+    items: Sequence[MeasureItem],
+) -> tuple[list[Unit], dict[str, str], dict[str, Unit | str]]:
     """Before-units (one per repo key), the before-unit of each repo key, and each cell's after-unit
     (or the reason the change could not be made)."""
     before_units: list[Unit] = []
@@ -121,7 +126,9 @@ def measure(items: Sequence[MeasureItem], *, workers: int = 2) -> list[MetricRow
     for item in items:
         after = after_of[item.cell_id]
         after_results = after if isinstance(after, str) else results[after.unit_id]
-        rows.extend(rows_for(item.cell_id, results[before_of[item.repo_key]], after_results, versions))
+        rows.extend(
+            rows_for(item.cell_id, results[before_of[item.repo_key]], after_results, versions)
+        )
     return rows
 
 
@@ -131,8 +138,14 @@ def _measure_units(units: list[Unit], work: Path, workers: int) -> dict[str, dic
     pool: ProcessPoolExecutor | None = None
     futures: list[Future[dict[str, dict[str, ToolResult]]]] = []
     if workers > 1 and len(units) > 1:
-        # Fork the workers before any thread starts; the batch tools then run beside them.
-        pool = ProcessPoolExecutor(workers, initializer=_start_worker, initargs=(str(work),))
+        # Spawned, not forked: complexipy and grimp keep Rust thread pools that a forked child
+        # inherits locked, so a fork after they ran in this process can hang the worker.
+        pool = ProcessPoolExecutor(
+            workers,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_start_worker,
+            initargs=(str(work),),
+        )
         size = max(2, len(units) // (workers * 8) + 1)
         futures = [pool.submit(_measure_chunk, chunk) for chunk in chunked(units, size)]
     try:
@@ -144,7 +157,10 @@ def _measure_units(units: list[Unit], work: Path, workers: int) -> dict[str, dic
                 python_results = [_measure_chunk(units)]
             else:
                 python_results = [future.result() for future in futures]
-            batch_results = {ruff_tool.TOOL: ruff_future.result(), jscpd_tool.TOOL: jscpd_future.result()}
+            batch_results = {
+                ruff_tool.TOOL: ruff_future.result(),
+                jscpd_tool.TOOL: jscpd_future.result(),
+            }
     finally:
         if pool is not None:
             pool.shutdown()

@@ -66,7 +66,9 @@ def new_duplicated_lines(unit: Unit, fragments: Iterable[Fragment]) -> int:
     return len(covered & changed)
 
 
-def _result(unit: Unit, fragments: list[Fragment], clones: int, duplicated_lines: float) -> ToolResult:
+def _result(
+    unit: Unit, fragments: list[Fragment], clones: int, duplicated_lines: float
+) -> ToolResult:
     return ToolResult(
         tool=TOOL,
         values={
@@ -77,7 +79,9 @@ def _result(unit: Unit, fragments: list[Fragment], clones: int, duplicated_lines
     )
 
 
-def measure_many(root: Path, units: Sequence[Unit], tools_dir: Path | None = None) -> dict[str, ToolResult]:
+def measure_many(
+    root: Path, units: Sequence[Unit], tools_dir: Path | None = None
+) -> dict[str, ToolResult]:
     """Clone figures for every unit folder under ``root`` from one Node.js process."""
     if not units:
         return {}
@@ -114,11 +118,15 @@ def measure_many(root: Path, units: Sequence[Unit], tools_dir: Path | None = Non
             for a_file, a_start, a_end, b_file, b_start, b_end in report["clones"]
             for fragment in ((a_file, a_start, a_end), (b_file, b_start, b_end))
         ]
-        results[unit.unit_id] = _result(unit, fragments, len(report["clones"]), report["duplicatedLines"])
+        results[unit.unit_id] = _result(
+            unit, fragments, len(report["clones"]), report["duplicatedLines"]
+        )
     return results
 
 
-def measure_cli(repository: Path, unit: Unit, scratch: Path, tools_dir: Path | None = None) -> ToolResult:
+def measure_cli(
+    repository: Path, unit: Unit, scratch: Path, tools_dir: Path | None = None
+) -> ToolResult:
     """The naive way: one ``jscpd`` command (JSON reporter) for one repository."""
     folder = tools_dir or TOOLS_DIR
     problem = installation_problem(folder)
@@ -136,10 +144,17 @@ def measure_cli(repository: Path, unit: Unit, scratch: Path, tools_dir: Path | N
         str(repository),
     ]
     completed = subprocess.run(
-        command, capture_output=True, text=True, check=False, cwd=scratch, env={**os.environ, "NO_COLOR": "1"}
+        command,
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=scratch,
+        env={**os.environ, "NO_COLOR": "1"},
     )
     if completed.returncode != 0:
-        return ToolResult.failed(TOOL, f"jscpd exit status {completed.returncode}: {completed.stderr.strip()[:300]}")
+        return ToolResult.failed(
+            TOOL, f"jscpd exit status {completed.returncode}: {completed.stderr.strip()[:300]}"
+        )
     try:
         report = json.loads((output / "jscpd-report.json").read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:

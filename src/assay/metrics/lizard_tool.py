@@ -19,11 +19,13 @@ def measure(target: str, target_text: str, definition_lines: tuple[int, int]) ->
     try:
         analyzer = lizard.FileAnalyzer(lizard.get_extensions(["nd"]))
         info = analyzer.analyze_source_code(target, target_text)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - any tool crash is missing evidence for this repository
         return ToolResult.failed(TOOL, f"{target}: {type(exc).__name__}: {exc}")
     depths = [
         int(function.max_nesting_depth)
         for function in info.function_list
         if first <= function.start_line <= last
     ]
-    return ToolResult(tool=TOOL, values={"max_nesting_depth_new_code": float(max(depths, default=0))})
+    return ToolResult(
+        tool=TOOL, values={"max_nesting_depth_new_code": float(max(depths, default=0))}
+    )

@@ -51,7 +51,7 @@ def measure(repository: Path, config_file: Path, cache_dir: Path) -> ToolResult:
 
     try:
         stdout, stderr, status = api.run(arguments(repository, config_file, cache_dir))
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - any tool crash is missing evidence for this repository
         return ToolResult.failed(TOOL, f"{type(exc).__name__}: {exc}")
     return interpret(stdout, stderr, status)
 
@@ -69,7 +69,9 @@ def batch_name(unit: Unit) -> str | None:
     except SyntaxError:
         return None
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").split(".")[0] == stem):
+        if isinstance(node, ast.ImportFrom) and (
+            node.level or (node.module or "").split(".")[0] == stem
+        ):
             return None
         if isinstance(node, ast.Import) and any(a.name.split(".")[0] == stem for a in node.names):
             return None
@@ -91,25 +93,27 @@ def measure_many(
             continue
         path = batch_dir / name
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(next(t for p, t in unit.files.items() if p.endswith(".py")), encoding="utf-8")
+        path.write_text(
+            next(t for p, t in unit.files.items() if p.endswith(".py")), encoding="utf-8"
+        )
         batch[str(path)] = unit.unit_id
     if not batch:
         return results
     arguments_ = arguments(batch_dir, config_file, cache_dir)[:-1] + sorted(batch)
     try:
-        stdout, stderr, status = api.run(arguments_)
-    except Exception:
-        status, stdout, stderr = 2, "", ""
+        stdout, _stderr, status = api.run(arguments_)
+    except Exception:  # noqa: BLE001 - a crashed batch is re-checked repository by repository
+        status, stdout = 2, ""
     if status not in (0, 1):
-        for path, unit_id in batch.items():
+        for unit_id in batch.values():
             results[unit_id] = measure(root / unit_id, config_file, cache_dir)
         return results
     errors = dict.fromkeys(batch.values(), 0)
     for line in stdout.splitlines():
         if ": error:" in line:
-            unit_id = batch.get(line.split(":", 1)[0])
-            if unit_id is not None:
-                errors[unit_id] += 1
+            source = batch.get(line.split(":", 1)[0])
+            if source is not None:
+                errors[source] += 1
     for unit_id, count in errors.items():
         results[unit_id] = ToolResult(tool=TOOL, values={"errors": float(count)})
     return results

@@ -43,7 +43,9 @@ def _fresh_python_tool(tool: str, unit: Unit, folder: Path, scratch: Path) -> To
         check=False,
     )
     if completed.returncode != 0:
-        return ToolResult.failed(tool, f"exit status {completed.returncode}: {completed.stderr.strip()[-300:]}")
+        return ToolResult.failed(
+            tool, f"exit status {completed.returncode}: {completed.stderr.strip()[-300:]}"
+        )
     return ToolResult.model_validate_json(completed.stdout)
 
 
@@ -73,7 +75,9 @@ def naive_unit_results(unit: Unit, scratch: Path) -> dict[str, ToolResult]:
     results[jscpd_tool.TOOL] = jscpd_tool.measure_cli(folder, unit, scratch)
     results[mypy_tool.TOOL] = _fresh_mypy(folder, scratch)
     if unit.definition_lines is not None:
-        results[newcode_tool.TOOL] = newcode_tool.measure(unit.files[unit.target], unit.changed_lines)
+        results[newcode_tool.TOOL] = newcode_tool.measure(
+            unit.files[unit.target], unit.changed_lines
+        )
     return results
 
 
@@ -84,7 +88,9 @@ def measure_naive(items: Sequence[MeasureItem]) -> list[MetricRow]:
         files = item.file_map()
         with tempfile.TemporaryDirectory(prefix="assay-naive-") as scratch_name:
             scratch = Path(scratch_name)
-            before = naive_unit_results(Unit(unit_id="before", files=files, target=item.target), scratch)
+            before = naive_unit_results(
+                Unit(unit_id="before", files=files, target=item.target), scratch
+            )
             try:
                 change = describe_change(files, item.target, item.candidate)
             except ChangeError as exc:

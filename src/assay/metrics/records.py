@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import field_validator
+from pydantic import Field, field_validator
 
 from assay.fixtures.model import SourceFile
 from assay.records import Frozen
@@ -31,7 +31,8 @@ class MeasureItem(Frozen):
             return tuple(SourceFile(path=path, text=text) for path, text in sorted(value.items()))
         if isinstance(value, (tuple, list)):
             return tuple(
-                f if isinstance(f, SourceFile) else SourceFile(path=f.path, text=f.text) for f in value
+                f if isinstance(f, SourceFile) else SourceFile(path=f.path, text=f.text)
+                for f in value
             )
         return value
 
@@ -43,7 +44,7 @@ class ToolResult(Frozen):
     """What one tool said about one repository: values by metric, or why there are none."""
 
     tool: str
-    values: dict[str, float] = {}
+    values: dict[str, float] = Field(default_factory=dict)
     missing_reason: str | None = None
 
     @classmethod
@@ -64,4 +65,13 @@ class MetricRow(Frozen):
     missing_reason: str | None
 
 
-ROW_COLUMNS = ("cell_id", "tool", "tool_version", "metric", "before", "after", "delta", "missing_reason")
+ROW_COLUMNS = (
+    "cell_id",
+    "tool",
+    "tool_version",
+    "metric",
+    "before",
+    "after",
+    "delta",
+    "missing_reason",
+)

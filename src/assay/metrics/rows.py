@@ -31,6 +31,10 @@ def rows_for(
     """One row per metric; ``after`` is a reason string when the change itself could not be made."""
     rows: list[MetricRow] = []
     for tool, metric in METRICS:
+        before_value: float | None
+        before_reason: str | None
+        after_value: float | None
+        after_reason: str | None
         if (tool, metric) in NEW_CODE_METRICS:
             before_value, before_reason = 0.0, None
         else:
@@ -39,8 +43,16 @@ def rows_for(
             after_value, after_reason = None, after
         else:
             after_value, after_reason = _value(after, tool, metric)
-        reasons = [f"{side}: {reason}" for side, reason in (("before", before_reason), ("after", after_reason)) if reason]
-        delta = after_value - before_value if after_value is not None and before_value is not None else None
+        reasons = [
+            f"{side}: {reason}"
+            for side, reason in (("before", before_reason), ("after", after_reason))
+            if reason
+        ]
+        delta = (
+            after_value - before_value
+            if after_value is not None and before_value is not None
+            else None
+        )
         rows.append(
             MetricRow(
                 cell_id=cell_id,

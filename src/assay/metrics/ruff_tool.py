@@ -93,7 +93,10 @@ def interpret(
             if unit_id in unparseable
             else ToolResult(
                 tool=TOOL,
-                values={"findings": float(findings[unit_id]), "magic_values": float(magic[unit_id])},
+                values={
+                    "findings": float(findings[unit_id]),
+                    "magic_values": float(magic[unit_id]),
+                },
             )
         )
         for unit_id in unit_ids

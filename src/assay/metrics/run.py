@@ -84,7 +84,9 @@ def write_rows(rows: Sequence[MetricRow], out_path: Path) -> None:
     pq.write_table(rows_table(rows), out_path)
 
 
-def measure_run(candidates_path: Path, scenario_path: Path, out_path: Path, workers: int = 2) -> int:
+def measure_run(
+    candidates_path: Path, scenario_path: Path, out_path: Path, workers: int = 2
+) -> int:
     """Measure a stored run and write its rows; returns the exit code (0)."""
     scenario = load_scenario_json(Path(scenario_path))
     items = load_items(Path(candidates_path), scenario)

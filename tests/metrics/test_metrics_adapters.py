@@ -1,0 +1,47 @@
+"""Each tool on a tiny repository with hand-worked expected values (cases/adapters.yaml)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from assay.metrics import MeasureItem, MetricRow, measure
+
+CASES: list[dict[str, Any]] = yaml.safe_load(
+    (Path(__file__).parent / "cases" / "adapters.yaml").read_text(encoding="utf-8")
+)
+
+
+@pytest.fixture(scope="module")
+def measured() -> dict[str, dict[tuple[str, str], MetricRow]]:
+    items = [
+        MeasureItem(
+            cell_id=case["name"],
+            repo_key=case["name"],
+            files=case["files"],
+            target=case["target"],
+            candidate=case["candidate"],
+        )
+        for case in CASES
+    ]
+    by_cell: dict[str, dict[tuple[str, str], MetricRow]] = {}
+    for row in measure(items, workers=1):
+        by_cell.setdefault(row.cell_id, {})[(row.tool, row.metric)] = row
+    return by_cell
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case["name"] for case in CASES])
+def test_adapter_case(
+    case: dict[str, Any], measured: dict[str, dict[tuple[str, str], MetricRow]]
+) -> None:
+    rows = measured[case["name"]]
+    for tool, metrics in case["expected"].items():
+        for metric, (before, after) in metrics.items():
+            row = rows[(tool, metric)]
+            assert row.missing_reason is None, row.missing_reason
+            assert row.before == pytest.approx(before, abs=1e-3), (tool, metric)
+            assert row.after == pytest.approx(after, abs=1e-3), (tool, metric)
+            assert row.delta == pytest.approx(after - before, abs=2e-3), (tool, metric)

@@ -1,0 +1,123 @@
+"""``assay measure`` on a stored run: candidates.parquet + scenario.json -> long-form Parquet."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from assay.cli import main
+from assay.fixtures.model import Scenario
+from assay.fixtures.scenarios import load_scenario
+from assay.metrics import METRICS
+from assay.metrics.records import ROW_COLUMNS
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+
+
+@pytest.fixture()
+def stored_run(tmp_path: Path) -> tuple[Path, Path, Scenario]:
+    full = load_scenario("v1", FIXTURES)
+    scenario = full.model_copy(update={"subjects": full.subjects[:2]})
+    scenario_path = tmp_path / "scenario.json"
+    scenario_path.write_text(scenario.model_dump_json(), encoding="utf-8")
+    first, second = scenario.subjects
+    rows = [
+        ("c1", first.id, "clean", "code", first.task.references.reused, True),
+        ("c2", second.id, "inconsistent", "code", second.task.references.duplicated, True),
+        ("c3", first.id, "inconsistent", "no-code", None, False),
+        ("c4", first.id, "clean", "not-executed", None, False),
+        ("c5", second.id, "clean", "code", "import os\nos.system('x')\n", False),
+    ]
+    table = pa.Table.from_pylist(
+        [
+            {
+                "cell_id": c,
+                "subject_id": s,
+                "arm": a,
+                "repeat": 0,
+                "step": 0,
+                "extract_status": e,
+                "source": src,
+                "gate_accepted": g,
+            }
+            for c, s, a, e, src, g in rows
+        ]
+    )
+    candidates_path = tmp_path / "candidates.parquet"
+    pq.write_table(table, candidates_path)
+    return candidates_path, scenario_path, scenario
+
+
+def test_measure_command_writes_rows_for_gate_accepted_code_only(
+    stored_run: tuple[Path, Path, Scenario], tmp_path: Path
+) -> None:
+    candidates, scenario, _ = stored_run
+    out = tmp_path / "out" / "metrics.parquet"
+    code = main(
+        [
+            "measure",
+            "--candidates",
+            str(candidates),
+            "--scenario",
+            str(scenario),
+            "--out",
+            str(out),
+            "--workers",
+            "1",
+        ]
+    )
+    assert code == 0
+    table = pq.read_table(out)
+    assert tuple(table.column_names) == ROW_COLUMNS
+    assert table.schema.field("delta").type == pa.float64()
+    rows = table.to_pylist()
+    assert sorted({r["cell_id"] for r in rows}) == ["c1", "c2"]
+    assert len(rows) == 2 * len(METRICS)
+    assert all(r["missing_reason"] is None for r in rows)
+    new_lines = {r["cell_id"]: r["delta"] for r in rows if r["metric"] == "new_lines"}
+    assert new_lines["c1"] == 2.0  # def + return of the reusing reference
+    assert new_lines["c2"] > new_lines["c1"]
+
+
+def test_unknown_subject_is_a_usage_error(
+    stored_run: tuple[Path, Path, Scenario], tmp_path: Path
+) -> None:
+    candidates, scenario, _ = stored_run
+    table = pq.read_table(candidates).to_pylist()
+    table[0]["subject_id"] = "no-such-subject"
+    pq.write_table(pa.Table.from_pylist(table), candidates)
+    with pytest.raises(SystemExit) as exit_info:
+        main(
+            [
+                "measure",
+                "--candidates",
+                str(candidates),
+                "--scenario",
+                str(scenario),
+                "--out",
+                str(tmp_path / "o.parquet"),
+            ]
+        )
+    assert exit_info.value.code == 2
+
+
+def test_unreadable_scenario_is_a_usage_error(
+    stored_run: tuple[Path, Path, Scenario], tmp_path: Path
+) -> None:
+    candidates, _, _ = stored_run
+    with pytest.raises(SystemExit) as exit_info:
+        main(
+            [
+                "measure",
+                "--candidates",
+                str(candidates),
+                "--scenario",
+                str(tmp_path / "missing.json"),
+                "--out",
+                str(tmp_path / "o.parquet"),
+            ]
+        )
+    assert exit_info.value.code == 2
