@@ -13,6 +13,7 @@ from assay.fixtures.model import Scenario
 from assay.fixtures.scenarios import load_scenario
 from assay.metrics import METRICS
 from assay.metrics.records import ROW_COLUMNS
+from assay.metrics.run import load_items
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
@@ -121,3 +122,19 @@ def test_unreadable_scenario_is_a_usage_error(
             ]
         )
     assert exit_info.value.code == 2
+
+
+def test_extract_table_layout_is_gated_here(
+    stored_run: tuple[Path, Path, Scenario], tmp_path: Path
+) -> None:
+    """The extract stage's table names the subject ``subject`` and has no gate column."""
+    candidates, _, scenario = stored_run
+    rows = pq.read_table(candidates).to_pylist()
+    for row in rows:
+        row["subject"] = row.pop("subject_id")
+        del row["gate_accepted"]
+    pq.write_table(pa.Table.from_pylist(rows), candidates)
+    items = load_items(candidates, scenario)
+    # c5 is code but refused by the gate (a module-level statement); c3 and c4 are not code
+    assert [item.cell_id for item in items] == ["c1", "c2"]
+    assert items[0].repo_key == scenario.subjects[0].arm_digest("clean")

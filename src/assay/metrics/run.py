@@ -15,10 +15,12 @@ import pyarrow.parquet as pq
 from pydantic import ValidationError
 
 from assay.fixtures.model import Scenario
+from assay.gate import check_source
 from assay.metrics.engine import measure
 from assay.metrics.records import ROW_COLUMNS, MeasureItem, MetricRow
 
-CANDIDATE_COLUMNS = ("cell_id", "subject_id", "arm", "extract_status", "source", "gate_accepted")
+SUBJECT_COLUMNS = ("subject_id", "subject")
+"""The subject column's name: ``subject_id`` in the stage layout, ``subject`` in the extract table."""
 
 ROW_SCHEMA = pa.schema(
     [
@@ -48,20 +50,38 @@ def load_scenario_json(path: Path) -> Scenario:
 
 
 def load_items(candidates_path: Path, scenario: Scenario) -> list[MeasureItem]:
-    """Every gate-accepted code output of the run as a change to its arm's repository."""
+    """Every gate-accepted code output of the run as a change to its arm's repository.
+
+    A table without a ``gate_accepted`` column is gated here with :func:`assay.gate.check_source`.
+    """
     try:
-        table = pq.read_table(candidates_path, columns=list(CANDIDATE_COLUMNS))
+        table = pq.read_table(candidates_path)
     except (OSError, pa.ArrowException) as exc:
         raise MeasureInputError(f"cannot read candidates {candidates_path}: {exc}") from None
+    subject_column = next((c for c in SUBJECT_COLUMNS if c in table.column_names), None)
+    required = {"cell_id", "arm", "extract_status", "source"}
+    if subject_column is None or not required <= set(table.column_names):
+        raise MeasureInputError(
+            f"{candidates_path} lacks columns: need cell_id, subject_id (or subject), arm, "
+            f"extract_status, source; has {', '.join(table.column_names)}"
+        )
     items: list[MeasureItem] = []
     for row in table.to_pylist():
-        if row["extract_status"] != "code" or not row["gate_accepted"] or row["source"] is None:
+        if row["extract_status"] != "code" or row["source"] is None:
             continue
         try:
-            subject = scenario.subject(row["subject_id"])
+            subject = scenario.subject(row[subject_column])
             arm = subject.arm(row["arm"])
         except KeyError as exc:
             raise MeasureInputError(f"cell {row['cell_id']}: {exc.args[0]}") from None
+        accepted = row.get("gate_accepted")
+        if accepted is None:
+            task = subject.task
+            accepted = check_source(
+                row["source"], helper=task.helper, helper_module=task.helper_module
+            ).accepted
+        if not accepted:
+            continue
         items.append(
             MeasureItem(
                 cell_id=row["cell_id"],
