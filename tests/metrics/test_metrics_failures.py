@@ -154,3 +154,20 @@ def test_every_metric_has_a_row_with_its_tool_version() -> None:
     assert [(r.tool, r.metric) for r in rows] == list(METRICS)
     assert all(r.tool_version == versions[r.tool] for r in rows)
     assert versions["jscpd"] == jscpd_tool.pinned_version() != "unpinned"
+
+
+def test_a_target_jscpd_skips_is_missing_duplication_not_zero() -> None:
+    long_target = "".join(f"VALUE_{i} = {i}\n" for i in range(1000))  # 1001 lines as jscpd counts
+    item = MeasureItem(
+        cell_id="c",
+        repo_key="k",
+        files={"module.py": long_target},
+        target="module.py",
+        candidate=CANDIDATE,
+    )
+    rows = {(r.tool, r.metric): r for r in measure([item], workers=1)}
+    for metric in jscpd_tool.METRICS:
+        row = rows[("jscpd", metric)]
+        assert row.after is None and row.delta is None
+        assert row.missing_reason is not None and "default limits" in row.missing_reason
+    assert rows[("radon", "sloc")].delta == 2.0

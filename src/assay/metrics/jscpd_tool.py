@@ -8,7 +8,8 @@ its JSON reporter. Both are interpreted here.
 
 *New duplicated lines* (SonarQube style) are the lines added or modified by the change that lie
 inside a clone fragment of the target file. jscpd matches exact token runs, so it misses
-renamed copies and copies below its thresholds.
+renamed copies and copies below its thresholds. At its defaults it also skips files over 1000
+lines or 100 kB; when that happens to the target file its figures are missing, not zero.
 """
 
 from __future__ import annotations
@@ -27,6 +28,10 @@ TOOL = "jscpd"
 METRICS = ("clones", "duplicated_lines", "new_duplicated_lines")
 TOOLS_DIR = Path(__file__).resolve().parents[3] / "tools"
 """The folder holding ``package.json``, ``package-lock.json`` and ``jscpd-batch.js``."""
+
+MAX_LINES = 1000
+MAX_BYTES = 100 * 1024
+"""jscpd's default ``--max-lines`` and ``--max-size`` (100kb): larger files are skipped."""
 
 Fragment = tuple[str, int, int]
 """A clone side: file relative to the repository, first and last line (1-based, inclusive)."""
@@ -54,6 +59,15 @@ def installation_problem(tools_dir: Path | None = None) -> str | None:
     pinned = pinned_version(folder)
     if installed != pinned:
         return f"installed jscpd {installed} differs from the pinned {pinned} (run: npm ci --prefix {folder})"
+    return None
+
+
+def skipped_target(unit: Unit) -> str | None:
+    """Why jscpd's defaults skip the unit's target file (counting lines as jscpd does), if they do."""
+    text = unit.files[unit.target]
+    lines = len(text.split("\n"))
+    if lines > MAX_LINES or len(text.encode("utf-8")) > MAX_BYTES:
+        return f"jscpd skips {unit.target} at its default limits ({MAX_LINES} lines, 100kb)"
     return None
 
 
@@ -108,6 +122,10 @@ def measure_many(
         return {u.unit_id: ToolResult.failed(TOOL, problem) for u in units}
     results: dict[str, ToolResult] = {}
     for unit in units:
+        skipped = skipped_target(unit)
+        if skipped is not None:
+            results[unit.unit_id] = ToolResult.failed(TOOL, skipped)
+            continue
         report = reports.get(unit.unit_id)
         if report is None or report.get("error"):
             reason = report.get("error") if report else "no report"
@@ -129,7 +147,7 @@ def measure_cli(
 ) -> ToolResult:
     """The naive way: one ``jscpd`` command (JSON reporter) for one repository."""
     folder = tools_dir or TOOLS_DIR
-    problem = installation_problem(folder)
+    problem = installation_problem(folder) or skipped_target(unit)
     if problem is not None:
         return ToolResult.failed(TOOL, problem)
     output = scratch / "jscpd-report"
