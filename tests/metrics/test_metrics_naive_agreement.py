@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from assay.fixtures.scenarios import load_scenario
 from assay.metrics import MeasureItem, measure
 from assay.metrics.engine import plan_units
@@ -53,3 +55,10 @@ def test_before_is_planned_once_per_repository_key() -> None:
     before_units, before_of, after_of = plan_units(items)
     assert len(before_units) == 1 and set(before_of) == {item.repo_key}
     assert len({unit.unit_id for unit in after_of.values() if not isinstance(unit, str)}) == 3
+
+
+def test_one_repository_key_cannot_name_two_repositories() -> None:
+    item = _sample()[0]
+    other = item.model_copy(update={"cell_id": "other", "target": "elsewhere.py"})
+    with pytest.raises(ValueError, match="two different repositories"):
+        plan_units([item, other])

@@ -93,6 +93,10 @@ def plan_units(
             unit_id = f"b{len(before_units):05d}"
             before_of[item.repo_key] = unit_id
             before_units.append(Unit(unit_id=unit_id, files=files, target=item.target))
+        else:
+            first = before_units[int(before_of[item.repo_key][1:])]
+            if (first.files, first.target) != (files, item.target):
+                raise ValueError(f"repo_key {item.repo_key!r} names two different repositories")
         try:
             change = describe_change(files, item.target, item.candidate)
         except ChangeError as exc:
