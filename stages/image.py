@@ -13,7 +13,9 @@ import sys
 from pathlib import Path
 from typing import get_args
 
-from assay.sandbox.image import ImageKind, ensure_image
+from docker.errors import DockerException
+
+from assay.sandbox.image import ImageBuildError, ImageKind, ensure_image
 
 OUT = Path("data/image")
 
@@ -25,7 +27,18 @@ def main(argv: list[str]) -> int:
         print(f"image: unknown kind(s) {unknown}; known: {get_args(ImageKind)}", file=sys.stderr)
         return 2
     for kind in kinds:
-        record = ensure_image(kind, OUT / f"{kind}.json")  # type: ignore[arg-type]
+        try:
+            record = ensure_image(kind, OUT / f"{kind}.json")  # type: ignore[arg-type]
+        except DockerException as exc:
+            print(
+                f"image: the Docker engine is unreachable ({exc}). Start it with networking "
+                "disabled: dockerd --bridge=none --iptables=false --ip-forward=false --ip-masq=false",
+                file=sys.stderr,
+            )
+            return 1
+        except ImageBuildError as exc:
+            print(f"image: building the {kind} sandbox image failed: {exc}", file=sys.stderr)
+            return 1
         print(f"image {kind} {record.image_id} python {record.python_version}", file=sys.stderr)
     return 0
 

@@ -1,6 +1,7 @@
 """DVC stage `report`: every run's evidence → data/report/."""
 
+from assay.params import load_params
 from assay.pipeline import report
 
 if __name__ == "__main__":
-    report.run()
+    report.run(load_params())

@@ -47,12 +47,19 @@ class Evaluators(Frozen):
     structure: int = 7
 
 
+class ReportOptions(Frozen):
+    metrics_reference_arm: str | None = None
+    """The arm every other arm is compared with in the metrics report (default: the scenario's
+    reference arm, ``clean`` or ``mess-00``)."""
+
+
 class Params(Frozen):
     fixtures: str = "fixtures"
     ledger_root: str = "ledger"
     scenarios: tuple[str, ...] = ()
     analysis: AnalysisPlan = AnalysisPlan()
     evaluators: Evaluators = Evaluators()
+    report: ReportOptions = ReportOptions()
     models: dict[str, ModelProfile]
     runs: dict[RunId, RunSpec]
 

@@ -116,6 +116,8 @@ def measure(items: Sequence[MeasureItem], *, workers: int = 2) -> list[MetricRow
     """Long-form rows for every item, in item order then metric order."""
     if len({item.cell_id for item in items}) != len(items):
         raise ValueError("cell ids must be unique")
+    if not items:
+        return []
     versions = tool_versions()
     before_units, before_of, after_of = plan_units(items)
     units = before_units + [unit for unit in after_of.values() if isinstance(unit, Unit)]

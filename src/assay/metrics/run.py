@@ -53,6 +53,8 @@ def load_items(candidates_path: Path, scenario: Scenario) -> list[MeasureItem]:
     """Every gate-accepted code output of the run as a change to its arm's repository.
 
     A table without a ``gate_accepted`` column is gated here with :func:`assay.gate.check_source`.
+    Only a chain's first step is a change to the arm's repository as declared; later steps build
+    on the model's own earlier outputs and are not measured.
     """
     try:
         table = pq.read_table(candidates_path)
@@ -67,7 +69,7 @@ def load_items(candidates_path: Path, scenario: Scenario) -> list[MeasureItem]:
         )
     items: list[MeasureItem] = []
     for row in table.to_pylist():
-        if row["extract_status"] != "code" or row["source"] is None:
+        if row["extract_status"] != "code" or row["source"] is None or row.get("step", 1) != 1:
             continue
         try:
             subject = scenario.subject(row[subject_column])

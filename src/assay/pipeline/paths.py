@@ -44,6 +44,22 @@ def verdicts_table(run: str) -> Path:
     return DATA / "structure" / run / "verdicts.parquet"
 
 
+def image_record(kind: str = "standard") -> Path:
+    return DATA / "image" / f"{kind}.json"
+
+
+def selftest_file(scenario: str) -> Path:
+    return DATA / "selftest" / scenario / "selftest.json"
+
+
+def correctness_table(run: str) -> Path:
+    return DATA / "correctness" / run / "correctness.parquet"
+
+
+def metrics_table(run: str) -> Path:
+    return DATA / "measure" / run / "metrics.parquet"
+
+
 def report_dir() -> Path:
     return DATA / "report"
 

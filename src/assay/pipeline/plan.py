@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
+from assay.metrics import tool_versions as metric_tool_versions
 from assay.params import Params
 from assay.pipeline import paths
 from assay.pipeline.render import read_prompts
+from assay.pipeline.selftest import SelfTestFailed, read_image, read_selftest
 from assay.pipeline.subjects import read_scenario, read_sources_digest
 from assay.plan import Plan, build_plan, load_plan, request_sizes, tool_versions
 from assay.providers.base import ModelProfile
@@ -24,6 +26,22 @@ def request_size_measure(profile: ModelProfile) -> Callable[[str], int]:
     return lambda prompt: request_bytes(profile, prompt)
 
 
+def sandbox_pin(scenario: str) -> dict[str, object]:
+    """The sandbox image the plan pins, and the self-test that image passed for the scenario."""
+    image = read_image()
+    selftest = read_selftest(scenario)
+    if not selftest.passed or selftest.image != image.image_id:
+        raise SelfTestFailed(
+            f"no passing sandbox self-test of {scenario} on image {image.image_id}"
+        )
+    return {
+        "image_id": image.image_id,
+        "python_version": image.python_version,
+        "recipe_digest": image.recipe_digest,
+        "selftest_checks": selftest.checks,
+    }
+
+
 def make_plan(run_id: str, params: Params) -> Plan:
     run = params.run(run_id)
     profile = params.profile_for(run_id)
@@ -37,7 +55,8 @@ def make_plan(run_id: str, params: Params) -> Plan:
         fixture_sources=read_sources_digest(run.scenario),
         prompts=prompts,
         analysis=params.analysis,
-        tools=tool_versions(),
+        tools={**tool_versions(), **{f"metrics/{k}": v for k, v in metric_tool_versions().items()}},
+        sandbox=sandbox_pin(run.scenario),
     )
 
 

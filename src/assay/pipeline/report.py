@@ -8,9 +8,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from assay.params import Params
 from assay.pipeline import paths
+from assay.report.costs import build_costs, write_costs
 from assay.report.database import connect
-from assay.report.primary import build_reports, headline_metrics, plot_rows, write_reports
+from assay.report.primary import build_all, headline_metrics, plot_rows, write_reports
 from assay.report.scenarios import build_scenario_reports, reuse_by_level, write_scenario_reports
 
 
@@ -22,12 +24,13 @@ def _write_csv(path: Path, columns: Sequence[str], rows: list[dict[str, Any]]) -
         writer.writerows(rows)
 
 
-def run() -> None:
+def run(params: Params) -> None:
     out = paths.report_dir()
     con = connect(paths.DATA)
-    reports = build_reports(con)
+    reports = build_all(con)
     write_reports(reports, out)
-    scenario_reports = build_scenario_reports(con, reports)
+    scenario_reports = build_scenario_reports(con, reports["abstraction"])
+    write_costs(build_costs(con, params.report.metrics_reference_arm), out)
     write_scenario_reports(scenario_reports, out)
     tracked = paths.TRACKED_RESULTS
     tracked.mkdir(parents=True, exist_ok=True)
@@ -35,7 +38,9 @@ def run() -> None:
     (tracked / "metrics.json").write_text(metrics + "\n")
     plots = tracked / "plots"
     _write_csv(
-        plots / "verdicts_by_arm.csv", ["run", "arm", "verdict", "cells"], plot_rows(reports)
+        plots / "verdicts_by_arm.csv",
+        ["run", "arm", "verdict", "cells"],
+        plot_rows(reports["abstraction"]),
     )
     _write_csv(
         plots / "reuse_by_level.csv",

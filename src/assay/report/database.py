@@ -1,9 +1,11 @@
 """A DuckDB connection with views over every table of every run, for reports and for people.
 
-Views: ``subjects``, ``prompts``, ``cells``, ``responses``, ``candidates``, ``verdicts`` (one
-Parquet file per scenario or run each), ``runs`` (one row per planned run: model, scenario,
-analysis plan, plan hash and authorization state), and the derived ``outcomes``,
-``arm_medians`` and ``pairs``. ``sign_test_p(for, against)`` is the exact two-sided sign test.
+Views: ``subjects``, ``prompts``, ``cells``, ``responses``, ``candidates``, ``verdicts``,
+``correctness`` (one Parquet file per scenario or run each), ``runs`` (one row per planned run:
+model, scenario, analysis plan, plan hash and authorization state), and the derived
+``outcomes``, ``arm_medians`` and ``pairs`` (abstraction) and ``correctness_outcomes``,
+``correctness_arm_medians`` and ``correctness_pairs`` (correctness), ``metrics`` (the measure
+stage's long-form rows) and ``metric_changes`` (those rows with verdict and family). ``sign_test_p(for, against)`` is the exact two-sided sign test.
 """
 
 from __future__ import annotations
@@ -15,10 +17,14 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
+from assay.metrics import MetricRow
+from assay.report.kinds import ABSTRACTION, KINDS, ReportKind
+from assay.sandbox.cells import CorrectnessRow
 from assay.stats import sign_test
+from assay.tables import schema_for
 
-BASE_VIEWS = ("views.sql",)
-DERIVED_VIEWS = ("outcomes.sql", "arm_medians.sql", "pairs.sql")
+BASE_VIEWS = ("views.sql", "outcomes.sql", "metric_changes.sql")
+PER_KIND_VIEWS = ("arm_medians.sql", "pairs.sql")
 TABLE_GLOBS = {
     "subjects": "subjects/*/subjects.parquet",
     "prompts": "render/*/prompts.parquet",
@@ -28,8 +34,13 @@ TABLE_GLOBS = {
 }
 
 
-def query_text(name: str) -> str:
-    return resources.files("assay.report").joinpath("queries", name).read_text(encoding="utf-8")
+OPTIONAL_TABLES = {"correctness": ("correctness/*/correctness.parquet", CorrectnessRow)}
+"""Tables a pipeline without that stage lacks: an empty, typed table stands in."""
+
+
+def query_text(name: str, kind: ReportKind = ABSTRACTION) -> str:
+    text = resources.files("assay.report").joinpath("queries", name).read_text(encoding="utf-8")
+    return text.replace("{prefix}", kind.prefix).replace("{scale}", kind.scale_sql)
 
 
 def _sign_test_p(favouring: int, against: int) -> float:
@@ -87,6 +98,23 @@ def runs_table(data: Path) -> pa.Table:
     return pa.Table.from_pylist(rows, schema=schema)
 
 
+def _metrics_view(con: duckdb.DuckDBPyConnection, data: Path) -> None:
+    """``metrics``: the measure stage's long-form rows of every run, with the run id."""
+    pattern = "measure/*/metrics.parquet"
+    if any(data.glob(pattern)):
+        source = (
+            f"read_parquet('{(data / pattern).as_posix()}', filename = true, union_by_name = true)"
+        )
+        con.execute(
+            "CREATE OR REPLACE VIEW metrics AS SELECT regexp_extract(filename, 'measure/([^/]+)/', 1) AS run, "
+            f"* EXCLUDE (filename) FROM {source}"
+        )
+    else:
+        schema = pa.schema([("run", pa.string())] + list(schema_for(MetricRow)))
+        con.register("metrics_empty", pa.Table.from_pylist([], schema=schema))
+        con.execute("CREATE TABLE metrics AS SELECT * FROM metrics_empty")
+
+
 def connect(data: Path) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB with every view assay defines over ``data``."""
     con = duckdb.connect()
@@ -100,6 +128,17 @@ def connect(data: Path) -> duckdb.DuckDBPyConnection:
             raise FileNotFoundError(
                 f"no {view} table under {data} ({pattern}); run `dvc repro` first"
             )
-    for name in BASE_VIEWS + DERIVED_VIEWS:
+    for view, (pattern, record) in OPTIONAL_TABLES.items():
+        if any(data.glob(pattern)):
+            source = f"read_parquet('{(data / pattern).as_posix()}', union_by_name = true)"
+            con.execute(f"CREATE OR REPLACE VIEW {view} AS SELECT * FROM {source}")
+        else:
+            con.register(f"{view}_empty", pa.Table.from_pylist([], schema=schema_for(record)))
+            con.execute(f"CREATE TABLE {view} AS SELECT * FROM {view}_empty")
+    _metrics_view(con, data)
+    for name in BASE_VIEWS:
         con.execute(query_text(name).replace("{data}", data.as_posix()))
+    for kind in KINDS:
+        for name in PER_KIND_VIEWS:
+            con.execute(query_text(name, kind))
     return con

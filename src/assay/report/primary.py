@@ -1,6 +1,7 @@
-"""The primary (abstraction) report per run, from the SQL in ``queries/``.
+"""Per-run reports from the SQL in ``queries/``: the primary abstraction report and, beside it
+(never inside it), the secondary correctness report.
 
-Per run: the simulated banner, the authorization state, what happened to every call, verdict
+Each has: the simulated banner, the authorization state, what happened to every call, outcome
 counts per arm, per-subject cells with lower medians, and the paired sign test of the reference
 arm against every other arm (descriptive-only below the minimum inference set).
 """
@@ -14,11 +15,16 @@ from typing import Any
 import duckdb
 
 from assay.report.database import query_text
+from assay.report.kinds import ABSTRACTION, CORRECTNESS, KINDS, ReportKind
 
 SIMULATED_BANNER = (
     "> **SIMULATED MODEL.** These answers come from assay's seeded stand-in, not from a language "
     "model. They test the pipeline and are not evidence about any model."
 )
+TEST_COLUMNS = [
+    "step", "reference_arm", "arm", "complete_subjects", "incomplete_subjects",
+    "favouring_reference", "favouring_arm", "ties", "p_value", "significant", "descriptive_only",
+]  # fmt: skip
 
 
 def rows_of(con: duckdb.DuckDBPyConnection, sql: str) -> list[dict[str, Any]]:
@@ -34,12 +40,27 @@ def _by_run(rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
     return grouped
 
 
-def build_reports(con: duckdb.DuckDBPyConnection) -> dict[str, dict[str, Any]]:
+def _sign_tests(comparisons: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    tests = []
+    for c in comparisons:
+        p = round(c["p_value"], 10)
+        descriptive = c["complete_subjects"] < c["minimum_subjects"]
+        significant = (not descriptive) and p < c["alpha"]
+        tests.append(
+            {**c, "p_value": p, "significant": significant, "descriptive_only": descriptive}
+        )
+    return tests
+
+
+def build_reports(
+    con: duckdb.DuckDBPyConnection, kind: ReportKind = ABSTRACTION
+) -> dict[str, dict[str, Any]]:
+    """One report of ``kind`` per planned run."""
     runs = rows_of(con, "SELECT * FROM runs ORDER BY run")
-    comparisons = _by_run(rows_of(con, query_text("comparisons.sql")))
-    counts = _by_run(rows_of(con, query_text("verdict_counts.sql")))
-    subjects = _by_run(rows_of(con, query_text("subject_table.sql")))
-    execution = _by_run(rows_of(con, query_text("execution.sql")))
+    comparisons = _by_run(rows_of(con, query_text("comparisons.sql", kind)))
+    counts = _by_run(rows_of(con, query_text("verdict_counts.sql", kind)))
+    subjects = _by_run(rows_of(con, query_text("subject_table.sql", kind)))
+    execution = _by_run(rows_of(con, query_text("execution.sql", kind)))
     scored_with = {
         row["run"]: row["versions"]
         for row in rows_of(
@@ -48,30 +69,18 @@ def build_reports(con: duckdb.DuckDBPyConnection) -> dict[str, dict[str, Any]]:
             "FROM verdicts GROUP BY run",
         )
     }
-    reports = {}
-    for run in runs:
-        name = run["run"]
-        tests = []
-        for c in comparisons.get(name, []):
-            p = round(c["p_value"], 10)
-            descriptive = c["complete_subjects"] < c["minimum_subjects"]
-            tests.append(
-                {
-                    **c,
-                    "p_value": p,
-                    "significant": (not descriptive) and p < c["alpha"],
-                    "descriptive_only": descriptive,
-                }
-            )
-        reports[name] = {
-            "report": "abstraction",
-            "run": {**run, "structure_evaluator": scored_with.get(name, [])},
-            "execution": execution.get(name, []),
-            "verdict_counts": counts.get(name, []),
-            "subjects": subjects.get(name, []),
-            "sign_tests": tests,
+    return {
+        run["run"]: {
+            "report": kind.name,
+            "scale": list(kind.scale),
+            "run": {**run, "structure_evaluator": scored_with.get(run["run"], [])},
+            "execution": execution.get(run["run"], []),
+            "outcome_counts": counts.get(run["run"], []),
+            "subjects": subjects.get(run["run"], []),
+            "sign_tests": _sign_tests(comparisons.get(run["run"], [])),
         }
-    return reports
+        for run in runs
+    }
 
 
 def _table(rows: list[dict[str, Any]], columns: list[str]) -> str:
@@ -84,56 +93,51 @@ def _table(rows: list[dict[str, Any]], columns: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render_markdown(report: dict[str, Any]) -> str:
+def _header(report: dict[str, Any]) -> list[str]:
     run = report["run"]
-    parts = [f"# Abstraction report: {run['run']}\n"]
+    parts = []
     if run["simulated"]:
         parts.append(SIMULATED_BANNER + "\n")
     scored = ", ".join(f"v{v}" for v in run["structure_evaluator"]) or "none"
     parts.append(
-        f"Model `{run['model']}` ({run['provider']}), scenario `{run['scenario']}`, {run['repeats']} repeats, "
-        f"structural evaluator {scored}, plan `{run['plan_hash']}`.\n"
+        f"Model `{run['model']}` ({run['provider']}), scenario `{run['scenario']}`, {run['repeats']} "
+        f"repeats, plan `{run['plan_hash']}`"
+        + (f", structural evaluator {scored}.\n" if report["report"] == ABSTRACTION.name else ".\n")
     )
-    if run["structure_evaluator"] and run["structure_evaluator"] != [
-        run["preregistered_structure_evaluator"]
-    ]:
+    preregistered = run["preregistered_structure_evaluator"]
+    if report["report"] == ABSTRACTION.name and run["structure_evaluator"] not in (
+        [],
+        [preregistered],
+    ):
         parts.append(
             f"**Deviation from the plan:** scored with evaluator {scored}; the plan preregistered "
-            f"v{run['preregistered_structure_evaluator']}. This is a rescoring, not the preregistered analysis.\n"
+            f"v{preregistered}. This is a rescoring, not the preregistered analysis.\n"
         )
     if run["authorization"] == "awaiting-authorization":
         parts.append(
             f"**Awaiting authorization.** Nothing was spent. Plan hash `{run['plan_hash']}`, "
-            f"{run['cells']} cells, {run['requests']} requests, worst-case cost ${run['worst_case_usd']:.2f}. "
-            f"Inspect with `assay plan show {run['run']}`, then `assay authorize {run['run']} --plan-hash HASH`.\n"
+            f"{run['cells']} cells, {run['requests']} requests, worst-case cost "
+            f"${run['worst_case_usd']:.2f}. Inspect with `assay plan show {run['run']}`, then "
+            f"`assay authorize {run['run']} --plan-hash HASH`.\n"
         )
+    return parts
+
+
+def render_markdown(report: dict[str, Any]) -> str:
+    kind = ABSTRACTION if report["report"] == ABSTRACTION.name else CORRECTNESS
+    scale = " < ".join(kind.scale)
+    parts = [f"# {kind.title}: {report['run']['run']}\n", *_header(report)]
     parts.append("## Provider calls\n")
     parts.append(_table(report["execution"], ["status", "calls", "reserved_usd", "reported_usd"]))
     parts.append("## Paired sign test (reference arm against each arm)\n")
     parts.append(
-        "Lower ordinal median over repeats (duplicated < mixed < reused); a subject with any missing "
-        "cell is incomplete and leaves the comparison. `for` = the reference arm reused more.\n\n"
+        f"Lower ordinal median over repeats ({scale}); a subject with any missing cell is incomplete "
+        "and leaves the comparison. `favouring_reference` = subjects where the reference arm scored "
+        "higher (the other arm regressed).\n\n"
     )
-    parts.append(
-        _table(
-            report["sign_tests"],
-            [
-                "step",
-                "reference_arm",
-                "arm",
-                "complete_subjects",
-                "incomplete_subjects",
-                "favouring_reference",
-                "favouring_arm",
-                "ties",
-                "p_value",
-                "significant",
-                "descriptive_only",
-            ],
-        )
-    )
-    parts.append("## Verdicts per arm\n")
-    parts.append(_table(report["verdict_counts"], ["step", "arm", "verdict", "cells"]))
+    parts.append(_table(report["sign_tests"], TEST_COLUMNS))
+    parts.append("## Outcomes per arm\n")
+    parts.append(_table(report["outcome_counts"], ["step", "arm", "outcome", "cells"]))
     parts.append("## Subjects\n")
     parts.append(
         _table(report["subjects"], ["step", "subject", "arm", "cells", "complete", "lower_median"])
@@ -141,39 +145,46 @@ def render_markdown(report: dict[str, Any]) -> str:
     return "\n".join(parts)
 
 
-def headline_metrics(reports: dict[str, dict[str, Any]]) -> dict[str, Any]:
+def headline_metrics(reports: dict[str, dict[str, dict[str, Any]]]) -> dict[str, Any]:
     """``metrics.json``: a few numbers per run for ``dvc metrics show`` / ``dvc exp show``."""
     metrics: dict[str, Any] = {}
-    for name, report in reports.items():
-        reused: dict[str, int] = {}
-        for row in report["verdict_counts"]:
-            if row["verdict"] == "reused" and row["step"] == 1:
-                reused[row["arm"]] = row["cells"]
-        entry: dict[str, Any] = {
-            f"reused_{arm}": reused.get(arm, 0) for arm in report["run"]["arms"]
-        }
-        for test in report["sign_tests"]:
-            if test["step"] == 1:
-                entry[f"p_{test['arm']}"] = test["p_value"]
-                entry[f"complete_{test['arm']}"] = test["complete_subjects"]
-        metrics[name] = entry
+    for kind, top in ((ABSTRACTION, "reused"), (CORRECTNESS, "correct")):
+        for name, report in reports[kind.name].items():
+            entry = metrics.setdefault(name, {})
+            counted = {
+                r["arm"]: r["cells"]
+                for r in report["outcome_counts"]
+                if r["outcome"] == top and r["step"] == 1
+            }
+            for arm in report["run"]["arms"]:
+                entry[f"{top}_{arm}"] = counted.get(arm, 0)
+            for test in report["sign_tests"]:
+                if test["step"] == 1:
+                    entry[f"{kind.prefix}p_{test['arm']}"] = test["p_value"]
+                    entry[f"{kind.prefix}complete_{test['arm']}"] = test["complete_subjects"]
     return metrics
 
 
 def plot_rows(reports: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     return [
-        {"run": name, "arm": row["arm"], "verdict": row["verdict"], "cells": row["cells"]}
+        {"run": name, "arm": row["arm"], "verdict": row["outcome"], "cells": row["cells"]}
         for name, report in reports.items()
-        for row in report["verdict_counts"]
+        for row in report["outcome_counts"]
         if row["step"] == 1
     ]
 
 
-def write_reports(reports: dict[str, dict[str, Any]], out: Path) -> None:
-    for name, report in reports.items():
-        folder = out / "runs" / name
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / "abstraction.json").write_text(
-            json.dumps(report, indent=2, sort_keys=True, default=str) + "\n"
-        )
-        (folder / "abstraction.md").write_text(render_markdown(report))
+def build_all(con: duckdb.DuckDBPyConnection) -> dict[str, dict[str, dict[str, Any]]]:
+    """Both reports, by kind name then run."""
+    return {kind.name: build_reports(con, kind) for kind in KINDS}
+
+
+def write_reports(reports: dict[str, dict[str, dict[str, Any]]], out: Path) -> None:
+    for kind_name, per_run in reports.items():
+        for name, report in per_run.items():
+            folder = out / "runs" / name
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / f"{kind_name}.json").write_text(
+                json.dumps(report, indent=2, sort_keys=True, default=str) + "\n"
+            )
+            (folder / f"{kind_name}.md").write_text(render_markdown(report))

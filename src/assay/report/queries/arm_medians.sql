@@ -1,11 +1,12 @@
--- Lower ordinal median per subject and arm; complete when every repeat has a verdict.
-CREATE OR REPLACE TEMP VIEW arm_medians AS
+-- Lower ordinal median per subject and arm; complete when every repeat has a value.
+CREATE OR REPLACE TEMP VIEW {prefix}arm_medians AS
 SELECT o.run, o.step, o.subject, o.arm,
        count(o.ord) AS present,
        any_value(r.repeats) AS repeats,
        count(o.ord) = any_value(r.repeats) AS complete,
        CASE WHEN count(o.ord) = any_value(r.repeats)
             THEN list_sort(list(o.ord))[(count(o.ord) + 1) // 2] END AS lower_median,
-       string_agg(coalesce(o.verdict, 'missing:' || o.reason), ', ' ORDER BY o.repeat) AS cells
-FROM outcomes o JOIN runs r USING (run)
+       string_agg(CASE WHEN o.ord IS NULL THEN 'missing:' || o.reason ELSE o.outcome END, ', '
+                  ORDER BY o.repeat) AS cells
+FROM {prefix}outcomes o JOIN runs r USING (run)
 GROUP BY ALL;

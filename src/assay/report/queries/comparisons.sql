@@ -9,6 +9,6 @@ SELECT p.run, p.step, p.arm, r.reference_arm,
                    count(*) FILTER (WHERE p.direction = 'against')) AS p_value,
        any_value(r.alpha) AS alpha,
        any_value(r.minimum_subjects) AS minimum_subjects
-FROM pairs p JOIN runs r USING (run)
+FROM {prefix}pairs p JOIN runs r USING (run)
 GROUP BY p.run, p.step, p.arm, r.reference_arm
 ORDER BY p.run, p.step, p.arm;

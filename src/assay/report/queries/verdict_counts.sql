@@ -1,5 +1,6 @@
--- Cells per arm and verdict (missing evidence counted under its reason class).
-SELECT run, step, arm, coalesce(verdict, 'missing') AS verdict, count(*) AS cells
-FROM outcomes
+-- Cells per arm and outcome (missing evidence counted as 'missing').
+SELECT run, step, arm, CASE WHEN ord IS NULL AND outcome <> 'skipped' THEN 'missing' ELSE outcome END AS outcome,
+       count(*) AS cells
+FROM {prefix}outcomes
 GROUP BY ALL
-ORDER BY run, step, arm, verdict;
+ORDER BY run, step, arm, outcome;

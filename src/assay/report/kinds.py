@@ -1,0 +1,33 @@
+"""The two reports and their scales. They share one SQL structure (lower median over repeats,
+complete subjects only, the paired sign test) but never share evidence: the abstraction report
+reads only structural verdicts and the correctness report only correctness results."""
+
+from __future__ import annotations
+
+from assay.records import ORDINAL_CORRECTNESS, ORDINAL_VERDICTS, Frozen
+
+
+class ReportKind(Frozen):
+    name: str
+    """``abstraction`` (primary) or ``correctness`` (secondary)."""
+    prefix: str
+    """Prefix of its SQL views: ``outcomes``/``arm_medians``/``pairs`` vs ``correctness_…``."""
+    scale: tuple[str, ...]
+    """Lowest first."""
+    title: str
+
+    @property
+    def scale_sql(self) -> str:
+        return "[" + ", ".join(f"'{value}'" for value in self.scale) + "]"
+
+
+ABSTRACTION = ReportKind(
+    name="abstraction", prefix="", scale=ORDINAL_VERDICTS, title="Abstraction report (primary)"
+)
+CORRECTNESS = ReportKind(
+    name="correctness",
+    prefix="correctness_",
+    scale=ORDINAL_CORRECTNESS,
+    title="Correctness report (secondary: finite-case correctness, not evidence of reuse)",
+)
+KINDS = (ABSTRACTION, CORRECTNESS)
