@@ -23,6 +23,7 @@ COMMAND_MODULES = (
     "assay.commands.sandbox_run",
     "assay.commands.check_provider",
     "assay.commands.measure",
+    "assay.commands.costs",
 )
 
 

@@ -81,3 +81,49 @@ def test_report_is_byte_identical_across_connections(tmp_path):
 def test_missing_tables_are_a_clear_error(tmp_path):
     with pytest.raises(FileNotFoundError, match="run `dvc repro` first"):
         connect(tmp_path)
+
+
+def test_assay_sql_answers_a_question_over_every_run(tmp_path, capsys):
+    from assay.cli import main
+
+    write_evidence(tmp_path, 1)
+    write_evidence(tmp_path, 2)
+    query = "SELECT run, count(*) AS n FROM verdicts GROUP BY run ORDER BY run"
+    assert main(["sql", query, "--data", str(tmp_path), "--format", "csv"]) == 0
+    assert capsys.readouterr().out.splitlines() == ["run,n", "run-1,84", "run-2,84"]
+
+
+def test_assay_sql_reports_a_bad_query_as_a_usage_error(tmp_path):
+    from assay.cli import main
+
+    write_evidence(tmp_path, 1)
+    with pytest.raises(SystemExit) as exit_info:
+        main(["sql", "SELECT nope FROM verdicts", "--data", str(tmp_path)])
+    assert exit_info.value.code == 2
+
+
+def test_scenario_report_puts_runs_side_by_side_with_regressed_counts(tmp_path):
+    from assay.report.primary import build_all
+    from assay.report.scenarios import (
+        build_scenario_reports,
+        render_scenario_markdown,
+        reuse_by_level,
+    )
+
+    first, _ = write_evidence(tmp_path, 4)
+    second, _ = write_evidence(tmp_path, 5)
+    con = connect(tmp_path)
+    primary = build_all(con)["abstraction"]
+    (report,) = build_scenario_reports(con, primary).values()
+    assert [r["run"] for r in report["runs"]] == [first, second]
+    step = report["steps"]["1"]
+    for arm in ARMS[1:]:
+        for run in (first, second):
+            test = next(t for t in primary[run]["sign_tests"] if t["arm"] == arm)
+            assert step["tests"][arm][run]["regressed"] == test["favouring_reference"]
+    markdown = render_scenario_markdown(report)
+    assert f"| arm | {first} | {second} |" in markdown and "regressed" in markdown
+    levels = reuse_by_level({"dose": report})
+    assert {(row["run"], row["level"]) for row in levels} == {
+        (r, lv) for r in (first, second) for lv in (0, 3, 10)
+    }

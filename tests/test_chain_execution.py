@@ -1,0 +1,64 @@
+"""Chains: five provider calls per cell, each later prompt showing the model's own earlier code."""
+
+from pathlib import Path
+
+from assay.execute import Executor
+from assay.fixtures.scenarios import load_scenario
+from assay.ledger import Ledger
+from assay.params import AnalysisPlan, RunSpec
+from assay.pipeline.execute import ChainRenderer
+from assay.pipeline.render import prompt_rows
+from assay.plan import build_plan, request_sizes
+from assay.providers.base import ModelProfile
+from assay.providers.simulated import SimulatedProvider, answer_book
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+class Recording(SimulatedProvider):
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.prompts = {}
+
+    def complete(self, request):
+        self.prompts[request.cell_id] = request.prompt
+        return super().complete(request)
+
+
+def test_chain_runs_five_steps_and_later_steps_see_earlier_outputs(tmp_path):
+    scenario = load_scenario("chain", ROOT / "fixtures")
+    scenario = scenario.model_copy(update={"subjects": scenario.subjects[:2]})
+    rows = {(r.subject, r.arm): r for r in prompt_rows(scenario)}
+    prompts = {key: row.prompt for key, row in rows.items()}
+    profile = ModelProfile(provider="simulated", model="sim", behaviour="duplicator")
+    plan = build_plan(run_id="chain", run=RunSpec(model="sim", scenario="chain", repeats=1), profile=profile,
+                      scenario=scenario, fixture_sources="0" * 64,
+                      prompts=request_sizes(prompts, lambda p: len(p.encode())), analysis=AnalysisPlan(),
+                      tools={})  # fmt: skip
+    assert plan.schedule == "subject-rotated-v1" and plan.budget.requests == 2 * 3 * 5
+    provider = Recording(profile, answer_book(scenario.subjects))
+    ledger = Ledger.open(tmp_path, plan.run, plan.hash, paid=False)
+    records = Executor(
+        plan, ledger, prompts, lambda: provider, next_prompt=ChainRenderer(rows)
+    ).run()
+
+    assert len(records) == 30 and {r.status for r in records} == {"completed"}
+    assert [r.step for r in records[:5]] == [1, 2, 3, 4, 5]
+    first = plan.cells[0].cell_id
+    for step in range(2, 6):
+        shown = provider.prompts[f"{first}#{step}"]
+        assert all(f"def implement_step_{k}(" in shown for k in range(1, step))
+        assert f"def implement_step_{step}(" not in shown
+    assert provider.prompts[f"{first}#1"] == prompts[(plan.cells[0].subject, plan.cells[0].arm)]
+
+
+def test_a_step_without_code_ends_its_chain(tmp_path):
+    scenario = load_scenario("chain", ROOT / "fixtures")
+    scenario = scenario.model_copy(update={"subjects": scenario.subjects[:1]})
+    rows = {(r.subject, r.arm): r for r in prompt_rows(scenario)}
+    renderer = ChainRenderer(rows)
+    plan_cell = type("Cell", (), {"subject": scenario.subjects[0].id, "arm": "tail-03"})()
+    assert (
+        renderer(plan_cell, 2, ["I cannot help with that."]) is not None
+    )  # prose is still "code" to extract
+    assert renderer(plan_cell, 2, [""]) is None
