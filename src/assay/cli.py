@@ -1,8 +1,8 @@
 """The ``assay`` command: a thin dispatcher over ``assay.commands``.
 
-Each command module exposes ``register(subparsers)`` which adds its parser and sets
-``handler`` (a function taking the parsed namespace and returning an exit code). Bad
-arguments exit 2 with a message, as argparse does.
+Each command module exposes ``register(subparsers)``, which adds its parser and sets
+``handler`` (a function taking the parsed namespace and returning an exit code). Bad arguments
+and unreadable inputs exit 2 with a message, as argparse does.
 """
 
 from __future__ import annotations
@@ -16,6 +16,12 @@ from assay.commands import UsageError
 
 __all__ = ["UsageError", "build_parser", "main"]
 
+DESCRIPTION = (
+    "assay: does an LLM coding model reuse an existing abstraction more often when the repository "
+    "around it reuses it consistently? Pipeline: `dvc repro`; these commands inspect, authorize, "
+    "score and query."
+)
+
 COMMAND_MODULES = (
     "assay.commands.score_structure",
     "assay.commands.sign_test",
@@ -28,16 +34,10 @@ COMMAND_MODULES = (
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="assay", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="assay", description=DESCRIPTION)
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name == name:  # command not built yet
-                continue
-            raise
-        module.register(subparsers)
+        importlib.import_module(name).register(subparsers)
     return parser
 
 

@@ -62,6 +62,11 @@ class Ledger:
         self.objects = directory / "objects"
 
     @classmethod
+    def at(cls, root: Path, run: str, plan_hash: str) -> Ledger:
+        """The ledger of ``run`` under ``plan_hash``, for reading; creates nothing."""
+        return cls(root / run / plan_hash)
+
+    @classmethod
     def open(cls, root: Path, run: str, plan_hash: str, *, paid: bool) -> Ledger:
         """Open (creating if needed) the ledger of ``run`` bound to ``plan_hash``.
 
@@ -76,7 +81,7 @@ class Ledger:
                         f"run {run!r} already spent under plan {other.name}; a paid run is never "
                         "resumed or re-planned: declare a new run id and authorize its plan"
                     )
-        ledger = cls(run_dir / plan_hash)
+        ledger = cls.at(root, run, plan_hash)
         ledger.objects.mkdir(parents=True, exist_ok=True)
         if not ledger.path.exists():
             ledger._append({"type": "header", "run": run, "plan_hash": plan_hash, "paid": paid})

@@ -69,7 +69,7 @@ def load_items(candidates_path: Path, scenario: Scenario) -> list[MeasureItem]:
         )
     items: list[MeasureItem] = []
     for row in table.to_pylist():
-        if row["extract_status"] != "code" or row["source"] is None or row.get("step", 1) != 1:
+        if row["extract_status"] != "code" or row["source"] is None or (row.get("step") or 1) > 1:
             continue
         try:
             subject = scenario.subject(row[subject_column])

@@ -119,7 +119,7 @@ def first_paid_request_due(plan: Plan, authorization: Authorization, ledger_root
     first. Reads the ledger folder without creating it."""
     if not plan.budget.paid or authorization.state != "authorized":
         return False
-    return not Ledger(ledger_root / plan.run / plan.hash).state().begun
+    return not Ledger.at(ledger_root, plan.run, plan.hash).state().begun
 
 
 def run(
