@@ -11,9 +11,9 @@ import re
 
 import pytest
 
+from assay import structure
 from assay.fixtures.layered import LayeredDeclaration, render_imports
 
-structure = pytest.importorskip("assay.structure")
 VERSIONS = [v for v in (6, 7) if v in structure.EVALUATOR_VERSIONS]
 DEF = re.compile(r"^def \w+\(", re.MULTILINE)
 

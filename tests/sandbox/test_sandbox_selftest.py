@@ -64,8 +64,6 @@ def test_skipped_arms_are_not_run() -> None:
 
 @pytest.mark.docker
 def test_v1_references(sandbox_image: str) -> None:
-    if not (FIXTURES / "v1").is_dir():
-        pytest.skip("fixtures/v1 not present")
     scenario = load_scenario("v1", FIXTURES)
     report = run_selftest(scenario.subjects, sandbox_image)
     assert report.passed, report.failures
