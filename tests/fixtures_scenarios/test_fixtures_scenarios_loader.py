@@ -38,6 +38,7 @@ def test_malformed_declaration_names_file_and_field(
     if case["loader"] == "layered":
         folder = tmp_path / SUBJECT
         shutil.copytree(fixtures_root / "layered" / SUBJECT, folder)
+        shutil.copytree(fixtures_root / "layered" / "_shared", tmp_path / "_shared")
         load = load_declaration
     else:
         folder = tmp_path / "context"
