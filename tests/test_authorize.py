@@ -6,7 +6,7 @@ from assay.authorize import AuthorizationError, decide
 from assay.params import RunSpec
 from assay.providers.base import ModelProfile
 
-from .test_plan import PAID, plan_for  # noqa: TID252
+from .test_plan import PAID, plan_for
 
 ROOT = Path(__file__).resolve().parents[1]
 

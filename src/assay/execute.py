@@ -23,7 +23,7 @@ from assay.digest import sha256_hex
 from assay.ledger import Ledger, LedgerState
 from assay.plan import Plan, PlannedCell
 from assay.providers.base import Provider, ProviderRequest, ProviderResult
-from assay.records import ExecutionStatus, Frozen
+from assay.records import CellKey, ExecutionStatus
 
 NANO = 1_000_000_000
 
@@ -32,15 +32,9 @@ NextPrompt = Callable[[PlannedCell, int, Sequence[str]], str | None]
 when an earlier answer held no code to build on."""
 
 
-class CallRecord(Frozen):
+class CallRecord(CellKey):
     """One row of ``cells.parquet``: what happened to one provider call."""
 
-    run: str
-    cell_id: str
-    subject: str
-    arm: str
-    repeat: int
-    step: int
     status: ExecutionStatus
     reason: str | None = None
     halt: bool = False

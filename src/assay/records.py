@@ -60,3 +60,18 @@ class Frozen(BaseModel):
     """Base of every record: immutable, no unknown fields."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class CellKey(Frozen):
+    """The key every per-call evidence row starts with: one provider call of one cell."""
+
+    run: str
+    cell_id: str
+    subject: str
+    arm: str
+    repeat: int
+    step: int
+
+    def key(self) -> dict[str, Any]:
+        """The key fields alone, to start the next stage's row for the same call."""
+        return {name: getattr(self, name) for name in CellKey.model_fields}

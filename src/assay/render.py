@@ -51,8 +51,10 @@ def render_files(
     shown = "\n".join(_file_block(path, files[path]) for path in paths)
     rules = [
         f"Write the new function `implement` that will be appended to the end of `{target}`.",
-        "Reply with one Python code block that contains only the imports it needs and the"
-        " `implement` function.",
+        (
+            "Reply with one Python code block that contains only the imports it needs and the"
+            " `implement` function."
+        ),
         "Do not write a docstring.",
     ]
     if profile.single_return:

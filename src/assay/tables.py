@@ -36,8 +36,6 @@ def _arrow_type(annotation: Any) -> pa.DataType:
         return pa.list_(_arrow_type(get_args(annotation)[0]))
     if annotation in _SCALARS:
         return _SCALARS[annotation]
-    if isinstance(annotation, typing.TypeAliasType):  # pragma: no cover - py3.12 aliases
-        return _arrow_type(annotation.__value__)
     raise TypeError(f"no Arrow type for {annotation!r}")
 
 

@@ -5,17 +5,11 @@ from __future__ import annotations
 from assay.execute import CallRecord
 from assay.extract import ExtractStatus, extract_candidate
 from assay.pipeline import paths
-from assay.records import Frozen
+from assay.records import CellKey
 from assay.tables import read_records, write_records
 
 
-class CandidateRow(Frozen):
-    run: str
-    cell_id: str
-    subject: str
-    arm: str
-    repeat: int
-    step: int
+class CandidateRow(CellKey):
     execution_status: str
     extract_status: ExtractStatus
     source: str | None
@@ -27,12 +21,7 @@ def candidate_rows(calls: list[CallRecord]) -> list[CandidateRow]:
         extraction = extract_candidate(call.text if call.status == "completed" else None)
         rows.append(
             CandidateRow(
-                run=call.run,
-                cell_id=call.cell_id,
-                subject=call.subject,
-                arm=call.arm,
-                repeat=call.repeat,
-                step=call.step,
+                **call.key(),
                 execution_status=call.status,
                 extract_status=extraction.status,
                 source=extraction.source,

@@ -11,18 +11,12 @@ from assay.params import Params
 from assay.pipeline import paths
 from assay.pipeline.extract import CandidateRow, read_candidates
 from assay.pipeline.subjects import read_scenario
-from assay.records import Frozen, Verdict
+from assay.records import CellKey, Verdict
 from assay.structure import score
 from assay.tables import write_records
 
 
-class VerdictRow(Frozen):
-    run: str
-    cell_id: str
-    subject: str
-    arm: str
-    repeat: int
-    step: int
+class VerdictRow(CellKey):
     verdict: Verdict | None
     """``None`` when there was no candidate to score (see ``reason``)."""
     reason: str
@@ -52,12 +46,7 @@ def verdict_rows(
             verdict, reason = result.verdict, result.reason
         rows.append(
             VerdictRow(
-                run=c.run,
-                cell_id=c.cell_id,
-                subject=c.subject,
-                arm=c.arm,
-                repeat=c.repeat,
-                step=c.step,
+                **c.key(),
                 verdict=verdict,
                 reason=reason,
                 evaluator_version=version,

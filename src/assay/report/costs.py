@@ -43,12 +43,14 @@ def _sql(name: str, metrics: tuple[tuple[str, str], ...], **replacements: str) -
 
 def build_costs(con: duckdb.DuckDBPyConnection, reference_arm: str | None) -> dict[str, Any]:
     reference = "NULL" if reference_arm is None else "'" + reference_arm.replace("'", "''") + "'"
+    (summary,) = rows_of(
+        con,
+        "SELECT (SELECT coalesce(bool_or(simulated), false) FROM runs) AS simulated, "
+        "(SELECT count(DISTINCT (run, cell_id)) FROM metric_changes) AS outputs",
+    )
     return {
         "report": "duplication-cost",
-        "simulated": bool(con.execute("SELECT bool_or(simulated) FROM runs").fetchone()[0]),
-        "outputs": con.execute(
-            "SELECT count(DISTINCT (run, cell_id)) FROM metric_changes"
-        ).fetchone()[0],
+        **summary,
         "by_verdict": rows_of(con, _sql("cost_by_verdict.sql", HEADLINE, group="")),
         "by_family": rows_of(con, _sql("cost_by_verdict.sql", HEADLINE, group="family,")),
         "within_subject": rows_of(con, _sql("cost_within_subject.sql", WITHIN_SUBJECT)),

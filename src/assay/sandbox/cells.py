@@ -22,7 +22,7 @@ from typing import Protocol
 
 from assay.fixtures.model import Scenario, Subject
 from assay.gate import check_source
-from assay.records import CorrectnessStatus, Frozen
+from assay.records import CellKey, CorrectnessStatus
 from assay.sandbox.parallel import evaluate_many
 from assay.sandbox.results import CorrectnessResult, SandboxRequest
 
@@ -50,13 +50,7 @@ class Candidate(Protocol):
     def source(self) -> str | None: ...
 
 
-class CorrectnessRow(Frozen):
-    run: str
-    cell_id: str
-    subject: str
-    arm: str
-    repeat: int
-    step: int
+class CorrectnessRow(CellKey):
     status: CorrectnessStatus | None
     """``None`` when there was nothing the evaluator could accept (see ``reason``)."""
     reason: str
@@ -90,12 +84,7 @@ def _row(
 ) -> CorrectnessRow:
     cases = result.cases if result is not None else ()
     return CorrectnessRow(
-        run=candidate.run,
-        cell_id=candidate.cell_id,
-        subject=candidate.subject,
-        arm=candidate.arm,
-        repeat=candidate.repeat,
-        step=candidate.step,
+        **{name: getattr(candidate, name) for name in CellKey.model_fields},
         status=status,
         reason=reason,
         case_indexes=tuple(case.index for case in cases),
