@@ -43,7 +43,12 @@ def main() -> None:
         image = ensure_image("standard", Path(work) / "standard.json").image_id
     bare_command = ["docker", "run", "--rm", "--network", "none", image, "python3", "-c", "pass"]
     request = SandboxRequest(
-        files=FILES, target="pkg/target.py", candidate=RIGHT, cases=(1, 2, 3), expected=(3, 5, 7), image=image
+        files=FILES,
+        target="pkg/target.py",
+        candidate=RIGHT,
+        cases=(1, 2, 3),
+        expected=(3, 5, 7),
+        image=image,
     )
 
     def bare() -> None:
