@@ -19,7 +19,7 @@ from assay.tables import write_records
 
 def run(run_id: str, params: Params) -> list[CorrectnessRow]:
     plan = read_plan(run_id)
-    image = plan.sandbox["image_id"]
+    image = plan.sandbox.get("image_id") or ""  # none pinned: every arm skips correctness
     scenario = read_scenario(params.run(run_id).scenario)
     rows = correctness_rows(
         read_candidates(run_id), scenario, image, workers=2 * (os.cpu_count() or 1)

@@ -27,10 +27,22 @@ def request_size_measure(profile: ModelProfile) -> Callable[[str], int]:
 
 
 def sandbox_pin(scenario: str) -> dict[str, object]:
-    """The sandbox image the plan pins, and the self-test that image passed for the scenario."""
-    image = read_image()
+    """The sandbox image the plan pins and the self-test the scenario passed on it.
+
+    A scenario none of whose arms runs correctness pins no image: rebuilding the sandbox must
+    not change (and so de-authorize) a plan that never uses it.
+    """
     selftest = read_selftest(scenario)
-    if not selftest.passed or selftest.image != image.image_id:
+    known = {
+        "structure_checks": selftest.known_answers.structure_checks,
+        "chain_step_checks": selftest.known_answers.step_checks,
+    }
+    if not selftest.passed:
+        raise SelfTestFailed(f"the self-test of {scenario} did not pass")
+    if not selftest.sandbox.needed:
+        return {"image_id": None, "selftest_checks": 0, **known}
+    image = read_image()
+    if selftest.sandbox.image != image.image_id:
         raise SelfTestFailed(
             f"no passing sandbox self-test of {scenario} on image {image.image_id}"
         )
@@ -38,7 +50,8 @@ def sandbox_pin(scenario: str) -> dict[str, object]:
         "image_id": image.image_id,
         "python_version": image.python_version,
         "recipe_digest": image.recipe_digest,
-        "selftest_checks": selftest.checks,
+        "selftest_checks": selftest.sandbox.checks,
+        **known,
     }
 
 

@@ -3,6 +3,10 @@
 Every arm whose sandbox profile is not ``skip`` runs both reference implementations (reused
 and duplicated) against all of its task's vectors, and :data:`KNOWN_WRONG` against the same
 vectors. The pipeline stops before any provider request unless :attr:`SelfTestReport.passed`.
+
+An arm declared ``skip`` never meets the sandbox, so it needs no proof that the sandbox works:
+a scenario whose every arm skips correctness (chain) passes with no sandbox check at all, and
+starts no container. A scenario with some sandboxed arm passes only if checks really ran.
 """
 
 from __future__ import annotations
@@ -38,12 +42,20 @@ class SelfTestFailure(Frozen):
 
 class SelfTestReport(Frozen):
     image: str
+    sandboxed_arms: int
+    """(subject, arm) pairs whose correctness runs in the sandbox; 0 when every arm skips it."""
     checks: int
     failures: tuple[SelfTestFailure, ...]
 
     @property
+    def needed(self) -> bool:
+        """Some arm runs correctness, so the sandbox must have been proven on it."""
+        return self.sandboxed_arms > 0
+
+    @property
     def passed(self) -> bool:
-        return self.checks > 0 and not self.failures
+        """Every check of every sandboxed arm ran, and none failed."""
+        return not self.failures and self.checks == len(EXPECTED_STATUS) * self.sandboxed_arms
 
 
 def run_selftest(
@@ -63,6 +75,9 @@ def run_selftest(
             for implementation, source in sources.items():
                 plan.append((subject, arm, implementation))
                 requests.append(request_for(subject, arm.name, source, image))
+    sandboxed = sum(arm.sandbox != "skip" for subject in subjects for arm in subject.arms)
+    if not requests:
+        return SelfTestReport(image=image, sandboxed_arms=sandboxed, checks=0, failures=())
     results: list[CorrectnessResult] = evaluate_many(requests, workers=workers or default_workers())
     failures = tuple(
         SelfTestFailure(
@@ -76,4 +91,6 @@ def run_selftest(
         for (subject, arm, implementation), result in zip(plan, results, strict=True)
         if result.status != EXPECTED_STATUS[implementation]
     )
-    return SelfTestReport(image=image, checks=len(plan), failures=failures)
+    return SelfTestReport(
+        image=image, sandboxed_arms=sandboxed, checks=len(plan), failures=failures
+    )
