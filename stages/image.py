@@ -13,8 +13,6 @@ import sys
 from pathlib import Path
 from typing import get_args
 
-from docker.errors import DockerException
-
 from assay.sandbox.image import ImageBuildError, ImageKind, ensure_image
 
 OUT = Path("data/image")
@@ -29,15 +27,20 @@ def main(argv: list[str]) -> int:
     for kind in kinds:
         try:
             record = ensure_image(kind, OUT / f"{kind}.json")  # type: ignore[arg-type]
-        except DockerException as exc:
+        except ImageBuildError as exc:
+            print(f"image: building the {kind} sandbox image failed: {exc}", file=sys.stderr)
+            return 1
+        except Exception as exc:
+            # the Docker SDK is loaded only when the cheap socket check could not decide
+            from docker.errors import DockerException
+
+            if not isinstance(exc, DockerException):
+                raise
             print(
                 f"image: the Docker engine is unreachable ({exc}). Start it with networking "
                 "disabled: dockerd --bridge=none --iptables=false --ip-forward=false --ip-masq=false",
                 file=sys.stderr,
             )
-            return 1
-        except ImageBuildError as exc:
-            print(f"image: building the {kind} sandbox image failed: {exc}", file=sys.stderr)
             return 1
         print(f"image {kind} {record.image_id} python {record.python_version}", file=sys.stderr)
     return 0

@@ -3,7 +3,7 @@
 import sys
 
 from assay.fixtures import FixtureError
-from assay.params import load_params
+from assay.params import ParamsError, load_params
 from assay.pipeline import subjects
 
 if __name__ == "__main__":
@@ -11,3 +11,5 @@ if __name__ == "__main__":
         subjects.run(sys.argv[1], load_params())
     except FixtureError as exc:
         sys.exit(f"assay: malformed fixture: {exc}")
+    except ParamsError as exc:
+        sys.exit(f"assay: {exc}")

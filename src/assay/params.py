@@ -57,6 +57,8 @@ class Params(Frozen):
     fixtures: str = "fixtures"
     ledger_root: str = "ledger"
     scenarios: tuple[str, ...] = ()
+    subject_subset: dict[str, tuple[str, ...]] = {}
+    """Quick runs only: a scenario realised with just these subject ids (all when absent)."""
     analysis: AnalysisPlan = AnalysisPlan()
     evaluators: Evaluators = Evaluators()
     report: ReportOptions = ReportOptions()
@@ -65,6 +67,15 @@ class Params(Frozen):
 
     @model_validator(mode="after")
     def _references_resolve(self) -> Params:
+        for scenario, subject_ids in self.subject_subset.items():
+            if scenario not in self.scenarios:
+                raise ValueError(
+                    f"subject_subset.{scenario}: {scenario!r} is not listed under 'scenarios'"
+                )
+            if not subject_ids or len(set(subject_ids)) != len(subject_ids):
+                raise ValueError(
+                    f"subject_subset.{scenario}: list one or more distinct subject ids"
+                )
         for run_id, run in self.runs.items():
             if run.model not in self.models:
                 raise ValueError(f"runs.{run_id}.model: unknown model profile {run.model!r}")

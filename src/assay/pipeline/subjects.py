@@ -7,7 +7,7 @@ from pathlib import Path
 from assay.digest import canonical_json, sha256_hex
 from assay.fixtures.model import Scenario
 from assay.fixtures.scenarios import fixture_sources, load_scenario
-from assay.params import Params
+from assay.params import Params, ParamsError
 from assay.pipeline import paths
 from assay.records import Frozen
 from assay.tables import write_records
@@ -68,7 +68,23 @@ def read_scenario(name: str) -> Scenario:
     return Scenario.model_validate_json(paths.scenario_file(name).read_bytes())
 
 
+def subset(scenario: Scenario, subject_ids: tuple[str, ...] | None) -> Scenario:
+    """``scenario`` with only ``subject_ids`` (in the scenario's order); all when ``None``."""
+    if subject_ids is None:
+        return scenario
+    known = [s.id for s in scenario.subjects]
+    unknown = [i for i in subject_ids if i not in known]
+    if unknown:
+        raise ParamsError(
+            f"params.yaml: field 'subject_subset.{scenario.name}': unknown subject(s) "
+            f"{', '.join(unknown)} (known: {', '.join(known)})"
+        )
+    chosen = tuple(s for s in scenario.subjects if s.id in subject_ids)
+    return scenario.model_copy(update={"subjects": chosen})
+
+
 def run(name: str, params: Params) -> None:
     root = Path(params.fixtures)
-    write_scenario(load_scenario(name, root))
+    scenario = load_scenario(name, root)
+    write_scenario(subset(scenario, params.subject_subset.get(name)))
     write_sources(name, fixture_sources(name, root))
