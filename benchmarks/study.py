@@ -52,8 +52,10 @@ def private_engine(work: Path) -> Iterator[dict[str, str]]:
     env = {"DOCKER_HOST": f"unix://{socket}"}
     try:
         for _ in range(60):
-            if subprocess.run(["docker", "info"], env={**os.environ, **env},
-                              capture_output=True).returncode == 0:  # fmt: skip
+            info = subprocess.run(
+                ["docker", "info"], check=False, env={**os.environ, **env}, capture_output=True
+            )
+            if info.returncode == 0:
                 break
             time.sleep(1)
         else:
@@ -98,7 +100,9 @@ def noop(cwd: Path, env: dict[str, str]) -> None:
         timings.append(time.perf_counter() - started)
         ran = [line for line in out.splitlines() if line.startswith("Running stage")]
         assert ran == ["Running stage 'image':"], ran
-    image = [timed(["uv", "run", "python", "stages/image.py", "standard"], cwd, env) for _ in range(3)]
+    image = [
+        timed(["uv", "run", "python", "stages/image.py", "standard"], cwd, env) for _ in range(3)
+    ]
     print(f"no-op dvc repro       {min(timings):.2f} s best, {statistics.median(timings):.2f} s "
           f"median ({', '.join(f'{t:.2f}' for t in timings)})")  # fmt: skip
     print(f"  image stage alone   {min(image):.2f} s best (python stages/image.py standard)")
