@@ -10,18 +10,13 @@ if __name__ == "__main__":
         report = selftest.run(sys.argv[1], load_params())
     except selftest.SelfTestFailed as exc:
         sys.exit(f"assay: {exc}")
-    sandbox = report.sandbox
-    print(
-        f"{sys.argv[1]}: self-test passed: "
-        + (
-            f"sandbox {sandbox.checks} checks on image {sandbox.image}"
-            if sandbox.needed
-            else "no arm runs correctness, so no sandbox check"
-        )  # fmt: skip
-        + f"; structure {report.known_answers.structure_checks} checks"
-        + (
-            f"; chain steps {report.known_answers.step_checks} checks"
-            if report.known_answers.step_checks
-            else ""
-        )  # fmt: skip
-    )
+    sandbox, known = report.sandbox, report.known_answers
+    parts = [
+        f"sandbox {sandbox.checks} checks on image {sandbox.image}"
+        if sandbox.needed
+        else "no arm runs correctness, so no sandbox check",
+        f"structure {known.structure_checks} checks",
+    ]
+    if known.step_checks:
+        parts.append(f"chain steps {known.step_checks} checks")
+    print(f"{sys.argv[1]}: self-test passed: " + "; ".join(parts))

@@ -57,7 +57,7 @@ class Params(Frozen):
     fixtures: str = "fixtures"
     ledger_root: str = "ledger"
     scenarios: tuple[str, ...] = ()
-    subject_subset: dict[str, tuple[str, ...]] = {}
+    subject_subset: dict[str, tuple[str, ...]] = Field(default_factory=dict)
     """Quick runs only: a scenario realised with just these subject ids (all when absent)."""
     analysis: AnalysisPlan = AnalysisPlan()
     evaluators: Evaluators = Evaluators()
