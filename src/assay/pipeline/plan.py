@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
-from assay.metrics import tool_versions as metric_tool_versions
 from assay.params import Params
 from assay.pipeline import paths
 from assay.pipeline.render import read_prompts
@@ -56,6 +55,9 @@ def sandbox_pin(scenario: str) -> dict[str, object]:
 
 
 def make_plan(run_id: str, params: Params) -> Plan:
+    # loaded here, not at module level: every later stage reads plans, none needs the tools
+    from assay.metrics import tool_versions as metric_tool_versions
+
     run = params.run(run_id)
     profile = params.profile_for(run_id)
     scenario = read_scenario(run.scenario)

@@ -12,13 +12,13 @@ starts no container. A scenario with some sandboxed arm passes only if checks re
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from assay.fixtures.model import Arm, Subject
 from assay.records import Frozen
-from assay.sandbox.cells import request_for
-from assay.sandbox.parallel import default_workers, evaluate_many
-from assay.sandbox.results import CorrectnessResult, SandboxRequest
+
+if TYPE_CHECKING:
+    from assay.sandbox.results import CorrectnessResult, SandboxRequest
 
 KNOWN_WRONG = "def implement(value):\n    return None\n"
 """No vector of a real task expects ``None`` (TOML has no null), so this must be incorrect."""
@@ -61,6 +61,10 @@ class SelfTestReport(Frozen):
 def run_selftest(
     subjects: Sequence[Subject], image: str, *, workers: int | None = None
 ) -> SelfTestReport:
+    # the container machinery loads only here: reading a report (the plan stage) needs none
+    from assay.sandbox.cells import request_for
+    from assay.sandbox.parallel import default_workers, evaluate_many
+
     plan: list[tuple[Subject, Arm, Implementation]] = []
     requests: list[SandboxRequest] = []
     for subject in subjects:
