@@ -1,8 +1,10 @@
 """Self-test before paid work: the references must pass, a known-wrong implementation must fail.
 
 Every arm whose sandbox profile is not ``skip`` runs both reference implementations (reused
-and duplicated) against all of its task's vectors, and :data:`KNOWN_WRONG` against the same
-vectors. The pipeline stops before any provider request unless :attr:`SelfTestReport.passed`.
+and duplicated) against all of its task's vectors: each arm's repository must work. Each
+subject runs :data:`KNOWN_WRONG` against the same vectors once, in its first sandboxed arm:
+whether a wrong answer fails is decided by the supervisor's comparison, which no arm's files
+change. The pipeline stops before any provider request unless :attr:`SelfTestReport.passed`.
 
 An arm declared ``skip`` never meets the sandbox, so it needs no proof that the sandbox works:
 a scenario whose every arm skips correctness (chain) passes with no sandbox check at all, and
@@ -44,6 +46,8 @@ class SelfTestReport(Frozen):
     image: str
     sandboxed_arms: int
     """(subject, arm) pairs whose correctness runs in the sandbox; 0 when every arm skips it."""
+    sandboxed_subjects: int
+    """Subjects with at least one such arm (each runs the known-wrong implementation once)."""
     checks: int
     failures: tuple[SelfTestFailure, ...]
 
@@ -55,7 +59,11 @@ class SelfTestReport(Frozen):
     @property
     def passed(self) -> bool:
         """Every check of every sandboxed arm ran, and none failed."""
-        return not self.failures and self.checks == len(EXPECTED_STATUS) * self.sandboxed_arms
+        return not self.failures and self.checks == self.expected_checks
+
+    @property
+    def expected_checks(self) -> int:
+        return 2 * self.sandboxed_arms + self.sandboxed_subjects
 
 
 def run_selftest(
@@ -73,15 +81,19 @@ def run_selftest(
             "reference-duplicated": subject.task.references.duplicated,
             "known-wrong": KNOWN_WRONG,
         }
-        for arm in subject.arms:
-            if arm.sandbox == "skip":
-                continue
+        sandboxed = [arm for arm in subject.arms if arm.sandbox != "skip"]
+        for index, arm in enumerate(sandboxed):
             for implementation, source in sources.items():
+                if implementation == "known-wrong" and index > 0:
+                    continue
                 plan.append((subject, arm, implementation))
                 requests.append(request_for(subject, arm.name, source, image))
-    sandboxed = sum(arm.sandbox != "skip" for subject in subjects for arm in subject.arms)
+    counts = {
+        "sandboxed_arms": sum(a.sandbox != "skip" for s in subjects for a in s.arms),
+        "sandboxed_subjects": sum(any(a.sandbox != "skip" for a in s.arms) for s in subjects),
+    }
     if not requests:
-        return SelfTestReport(image=image, sandboxed_arms=sandboxed, checks=0, failures=())
+        return SelfTestReport(image=image, **counts, checks=0, failures=())
     results: list[CorrectnessResult] = evaluate_many(requests, workers=workers or default_workers())
     failures = tuple(
         SelfTestFailure(
@@ -95,6 +107,4 @@ def run_selftest(
         for (subject, arm, implementation), result in zip(plan, results, strict=True)
         if result.status != EXPECTED_STATUS[implementation]
     )
-    return SelfTestReport(
-        image=image, sandboxed_arms=sandboxed, checks=len(plan), failures=failures
-    )
+    return SelfTestReport(image=image, **counts, checks=len(plan), failures=failures)
