@@ -10,7 +10,8 @@ Per cell, in this order:
   evaluator never accepts it, so it is missing, never ``incorrect``;
 - otherwise the candidate runs in the sandbox against every vector of its task, and the row
   carries the :class:`~assay.sandbox.results.CorrectnessResult` (``correct``, ``incorrect`` or
-  ``evaluator-failure``) with its per-case outcomes.
+  ``evaluator-failure``) with its per-case outcomes. Cells with the same source in the same
+  arm share one evaluation (the request, and so the result, is the same).
 
 Rows keep only case indexes, outcome codes and exception type names.
 """
@@ -123,7 +124,13 @@ def correctness_rows(
             (len(rows), candidate, request_for(subject, candidate.arm, candidate.source, image))
         )
         rows.append(None)
-    results = evaluate_many([request for _, _, request in pending], workers=workers)
-    for (position, candidate, _), result in zip(pending, results, strict=True):
+    # The same source in the same arm (a model repeating itself across repeats) is the same
+    # request: evaluated once, its result given to each of those cells.
+    unique: dict[tuple[str, str, str], SandboxRequest] = {}
+    for _, candidate, request in pending:
+        unique.setdefault((candidate.subject, candidate.arm, request.candidate), request)
+    results = dict(zip(unique, evaluate_many(list(unique.values()), workers=workers), strict=True))
+    for position, candidate, request in pending:
+        result = results[(candidate.subject, candidate.arm, request.candidate)]
         rows[position] = _row(candidate, image, result.status, result.reason, result)
     return [row for row in rows if row is not None]
