@@ -102,7 +102,7 @@ def test_sandboxed_cells_keep_their_order(sandbox_image: str, tmp_path: Path) ->
 def test_the_same_source_in_the_same_arm_is_evaluated_once(
     sandbox_image: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import assay.sandbox.cells as cells
+    from assay.sandbox import cells
 
     evaluated: list[int] = []
     real = cells.evaluate_many
