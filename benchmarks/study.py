@@ -99,7 +99,7 @@ def noop(cwd: Path, env: dict[str, str]) -> None:
                              capture_output=True, text=True).stdout  # fmt: skip
         timings.append(time.perf_counter() - started)
         ran = [line for line in out.splitlines() if line.startswith("Running stage")]
-        assert ran == ["Running stage 'image':"], ran
+        assert ran == ["Running stage 'image/dvc.yaml:image':"], ran
     image = [
         timed(["uv", "run", "python", "stages/image.py", "standard"], cwd, env) for _ in range(3)
     ]

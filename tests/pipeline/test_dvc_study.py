@@ -17,6 +17,7 @@ from assay.fixtures.scenarios import load_scenario
 ROOT = Path(__file__).resolve().parents[2]
 PER_RUN_STAGES = ("plan", "authorize", "execute", "extract", "structure", "correctness", "measure")
 PER_SCENARIO_STAGES = ("subjects", "render", "selftest")
+IMAGE = "image/dvc.yaml:image"
 OWN_STEP_CALL = re.compile(r"return implement_step_\d+\(")
 
 
@@ -59,7 +60,7 @@ def test_default_study_runs_every_scenario_and_report_through_dvc_repro(repo):
     ran = _ran(first.stdout)
     expected = {f"{stage}@{s}" for stage in PER_SCENARIO_STAGES for s in scenarios}
     expected |= {f"{stage}@{r}" for stage in PER_RUN_STAGES for r in runs}
-    assert expected | {"image", "report"} <= ran, sorted(expected - ran)
+    assert expected | {IMAGE, "report"} <= ran, sorted(expected - ran)
 
     for name in scenarios:
         report = json.loads(repo.read(f"data/report/scenarios/{name}.json"))
@@ -121,7 +122,7 @@ def test_default_study_runs_every_scenario_and_report_through_dvc_repro(repo):
         assert "SIMULATED MODEL" in repo.read(f"data/report/scenarios/{name}.md")
 
     again = repo.dvc("repro")
-    assert _ran(again.stdout) == {"image"}, again.stdout
+    assert _ran(again.stdout) == {IMAGE}, again.stdout  # the daemon check, and nothing else
 
 
 def test_subject_subset_names_the_key_when_an_id_is_unknown(repo):

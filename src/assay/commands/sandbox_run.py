@@ -40,7 +40,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--profile", choices=("standard", "large"), default="standard")
     parser.add_argument(
         "--image",
-        help=f"image id (sha256:…); default: the record at {DEFAULT_IMAGE_RECORD} (`dvc repro image`)",
+        help=f"image id (sha256:…); default: the record at {DEFAULT_IMAGE_RECORD} (`dvc repro image/dvc.yaml`)",
     )
     parser.set_defaults(handler=run)
 

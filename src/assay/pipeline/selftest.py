@@ -50,7 +50,7 @@ def read_image() -> ImageRecord:
     record = read_record(paths.image_record())
     if record is None:
         raise FileNotFoundError(
-            f"{paths.image_record()} is missing: run the image stage (`dvc repro image`)"
+            f"{paths.image_record()} is missing: run the image stage (`dvc repro image/dvc.yaml`)"
         )
     return record
 
