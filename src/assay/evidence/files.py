@@ -44,7 +44,7 @@ def read_json(path: Path, model: type[Record]) -> Record:
         return model.model_validate_json(_read_bytes(path))
     except ValidationError as exc:
         raise EvidenceError(
-            f"{path} is not a {model.__name__} record: {exc.errors()[0]['msg']}"
+            f"{path} is not a valid {model.__name__}: {exc.errors()[0]['msg']}"
         ) from None
 
 
