@@ -2,21 +2,20 @@
 
 import sys
 
+from assay.errors import boundary
 from assay.params import load_params
 from assay.pipeline import selftest
 
 if __name__ == "__main__":
-    try:
+    with boundary():
         report = selftest.run(sys.argv[1], load_params())
-    except selftest.SelfTestFailed as exc:
-        sys.exit(f"assay: {exc}")
-    sandbox, known = report.sandbox, report.known_answers
-    parts = [
-        f"sandbox {sandbox.checks} checks on image {sandbox.image}"
-        if sandbox.needed
-        else "no arm runs correctness, so no sandbox check",
-        f"structure {known.structure_checks} checks",
-    ]
-    if known.step_checks:
-        parts.append(f"chain steps {known.step_checks} checks")
-    print(f"{sys.argv[1]}: self-test passed: " + "; ".join(parts))
+        sandbox, known = report.sandbox, report.known_answers
+        parts = [
+            f"sandbox {sandbox.checks} checks on image {sandbox.image}"
+            if sandbox.needed
+            else "no arm runs correctness, so no sandbox check",
+            f"structure {known.structure_checks} checks",
+        ]
+        if known.step_checks:
+            parts.append(f"chain steps {known.step_checks} checks")
+        print(f"{sys.argv[1]}: self-test passed: " + "; ".join(parts))

@@ -1,4 +1,4 @@
-"""correctness_rows: skipped, missing, gate-refused and sandboxed cells, one row each, in order."""
+"""pipeline.correctness.correctness_rows: skipped, missing, gate-refused and sandboxed cells, one row each, in order."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 from sandbox_testkit import CORPUS_FILES, CORPUS_TARGET, RIGHT, WRONG
 
+from assay.evidence import CorrectnessRow
 from assay.fixtures.model import Arm, References, Scenario, Subject, Task, Vector
-from assay.sandbox.cells import CorrectnessRow, correctness_rows
+from assay.pipeline.correctness import correctness_rows
 from assay.tables import read_records, write_records
 
 
@@ -102,7 +103,7 @@ def test_sandboxed_cells_keep_their_order(sandbox_image: str, tmp_path: Path) ->
 def test_the_same_source_in_the_same_arm_is_evaluated_once(
     sandbox_image: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from assay.sandbox import cells
+    from assay.pipeline import correctness as cells
 
     evaluated: list[int] = []
     real = cells.evaluate_many

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 
+from assay.evidence import PromptRow
 from assay.extract import extract_candidate
 from assay.fixtures.chain import append_step
-from assay.pipeline.render import PromptRow
 from assay.plan import PlannedCell
 from assay.render import PROMPT_PROFILES, render_files
 

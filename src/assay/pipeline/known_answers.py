@@ -16,8 +16,8 @@ A chain arm skips correctness, so this is the whole self-test a chain scenario n
 from __future__ import annotations
 
 import ast
-from typing import Literal
 
+from assay.evidence.documents import KnownAnswerFailure, KnownAnswersReport, Reference
 from assay.fixtures.chain import chain_step_files, step_name
 from assay.fixtures.model import Scenario
 from assay.pipeline.chain import ChainRenderer
@@ -25,28 +25,7 @@ from assay.pipeline.render import prompt_rows
 from assay.records import Frozen
 from assay.structure import score
 
-Reference = Literal["reused", "duplicated"]
 REFERENCES: tuple[Reference, ...] = ("reused", "duplicated")
-
-
-class KnownAnswerFailure(Frozen):
-    check: Literal["structure", "chain-step"]
-    subject: str
-    reference: Reference
-    arm: str | None = None
-    step: int | None = None
-    problem: str
-
-
-class KnownAnswersReport(Frozen):
-    structure_version: int
-    structure_checks: int
-    step_checks: int
-    failures: tuple[KnownAnswerFailure, ...]
-
-    @property
-    def passed(self) -> bool:
-        return self.structure_checks > 0 and not self.failures
 
 
 def fenced(source: str) -> str:

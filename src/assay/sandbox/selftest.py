@@ -14,10 +14,10 @@ starts no container. A scenario with some sandboxed arm passes only if checks re
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
+from assay.evidence import Implementation, SelfTestFailure, SelfTestReport
 from assay.fixtures.model import Arm, Subject
-from assay.records import Frozen
 
 if TYPE_CHECKING:
     from assay.sandbox.results import CorrectnessResult, SandboxRequest
@@ -25,45 +25,11 @@ if TYPE_CHECKING:
 KNOWN_WRONG = "def implement(value):\n    return None\n"
 """No vector of a real task expects ``None`` (TOML has no null), so this must be incorrect."""
 
-Implementation = Literal["reference-reused", "reference-duplicated", "known-wrong"]
 EXPECTED_STATUS: dict[Implementation, str] = {
     "reference-reused": "correct",
     "reference-duplicated": "correct",
     "known-wrong": "incorrect",
 }
-
-
-class SelfTestFailure(Frozen):
-    subject: str
-    arm: str
-    implementation: Implementation
-    expected_status: str
-    status: str
-    reason: str
-
-
-class SelfTestReport(Frozen):
-    image: str
-    sandboxed_arms: int
-    """(subject, arm) pairs whose correctness runs in the sandbox; 0 when every arm skips it."""
-    sandboxed_subjects: int
-    """Subjects with at least one such arm (each runs the known-wrong implementation once)."""
-    checks: int
-    failures: tuple[SelfTestFailure, ...]
-
-    @property
-    def needed(self) -> bool:
-        """Some arm runs correctness, so the sandbox must have been proven on it."""
-        return self.sandboxed_arms > 0
-
-    @property
-    def passed(self) -> bool:
-        """Every check of every sandboxed arm ran, and none failed."""
-        return not self.failures and self.checks == self.expected_checks
-
-    @property
-    def expected_checks(self) -> int:
-        return 2 * self.sandboxed_arms + self.sandboxed_subjects
 
 
 def run_selftest(
