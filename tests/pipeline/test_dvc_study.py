@@ -56,7 +56,7 @@ def test_default_study_runs_every_scenario_and_report_through_dvc_repro(repo):
     params = _quick_study(repo)
     scenarios, runs = params["scenarios"], params["runs"]
     assert {"v1", "layered", "dose", "placement", "chain", "context"} <= set(scenarios)
-    first = repo.dvc("repro")
+    first = repo.dvc("repro", timeout=2400)  # about 4 min on an idle 2-core machine
     ran = _ran(first.stdout)
     expected = {f"{stage}@{s}" for stage in PER_SCENARIO_STAGES for s in scenarios}
     expected |= {f"{stage}@{r}" for stage in PER_RUN_STAGES for r in runs}
