@@ -99,7 +99,11 @@ def test_default_study_runs_every_scenario_and_report_through_dvc_repro(repo):
     )
     assert own and reported == len(own)
     assert all(v["reason"] == "no-helper-no-primitive" for v in own)
-    assert "call their own earlier step" in chain_md
+    assert "those that only call the model's own earlier step function" in chain_md
+    abstraction = repo.read("data/report/runs/haiku-context/abstraction.md")
+    assert (
+        "**Excluded by the plan:** 2 cells at ctx-90, never sent (request-over-cap" in abstraction
+    )
 
     # request caps: Haiku's 64 KB cap excludes exactly the ctx-90 cells, counted per arm
     context_plan = json.loads(repo.read("data/plan/haiku-context/plan.json"))

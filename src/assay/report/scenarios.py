@@ -129,13 +129,13 @@ def render_scenario_markdown(report: dict[str, Any]) -> str:
         parts.append(_side_by_side(report["arms"], runs, tables["cells"], _cells_text))
         if int(step) > 1:
             parts.append(
-                "\nAmbiguous cells, and how many of them only call the model's own earlier step "
+                "\nOf the ambiguous cells, those that only call the model's own earlier step "
                 "function (`implement_step_<k>`): the evaluator reads an answer alone, so this "
                 "reuse of the model's own abstraction scores ambiguous (no helper, no primitive) "
                 "and is missing evidence:\n"
             )
             parts.append(
-                _side_by_side(report["arms"], runs, tables["ambiguous"], _ambiguous_text, "0")
+                _side_by_side(report["arms"], runs, tables["ambiguous"], _ambiguous_text, "0 of 0")
             )
         parts.append("\nSubjects by lower median, reused / duplicated, and incomplete:\n")
         parts.append(_side_by_side(report["arms"], runs, tables["subjects"], _subjects_text))
@@ -155,7 +155,7 @@ def _cells_text(c: dict[str, int]) -> str:
 
 
 def _ambiguous_text(a: dict[str, int]) -> str:
-    return f"{a['ambiguous']} ambiguous, {a['own_step']} call their own earlier step"
+    return f"{a['own_step']} of {a['ambiguous']}"
 
 
 def _excluded_text(excluded: list[dict[str, Any]]) -> str:
