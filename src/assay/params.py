@@ -20,6 +20,7 @@ from pydantic import BaseModel, Field, StrictBool, StrictInt, ValidationError, m
 
 from assay.providers.base import ModelProfile
 from assay.records import Frozen
+from assay.schedule import ScheduleName
 
 RunId = str
 
@@ -44,7 +45,7 @@ class RunSpec(Frozen):
     model: Name
     scenario: Name
     repeats: Repeats = 2
-    schedule: str | None = None
+    schedule: ScheduleName | None = None
     """``None``: the scenario's default (see ``assay.schedule.default_schedule``)."""
     allow_paid: StrictBool = False
     authorization: str | None = None
@@ -139,7 +140,6 @@ def _suggest(word: str, choices: Iterable[str]) -> str:
 def reference_problems(params: Params) -> list[Problem]:
     """Names that must resolve: each run's model, scenario and schedule; evaluator versions."""
     from assay.fixtures.scenarios import SCENARIOS
-    from assay.schedule import SCHEDULES
     from assay.structure.versions import EVALUATOR_VERSIONS
 
     problems = []
@@ -176,14 +176,6 @@ def reference_problems(params: Params) -> list[Problem]:
                     key=f"runs.{run_id}.scenario",
                     message=f"{run.scenario!r} is not listed under 'scenarios' "
                     f"(add it there: the subjects and render stages build only listed scenarios)",
-                )
-            )
-        if run.schedule is not None and run.schedule not in SCHEDULES:
-            problems.append(
-                Problem(
-                    key=f"runs.{run_id}.schedule",
-                    message=f"unknown schedule {run.schedule!r}"
-                    f"{_suggest(run.schedule, SCHEDULES)} (known: {_known(SCHEDULES)})",
                 )
             )
     for key, version in (
@@ -259,12 +251,20 @@ def _validation_problems(error: ValidationError) -> list[Problem]:
             problems.append(Problem(key=key, message="required key is missing"))
         elif kind == "string_pattern_mismatch" and loc and loc[-1] == "[key]":
             name = item["input"]
+            what = "an empty name" if name == "" else f"name {name!r}"
             problems.append(
                 Problem(
                     key=".".join(str(p) for p in loc[:-2]),
-                    message=f"name {name!r} may use only letters, digits, '_' and '-' "
-                    "(it becomes a DVC stage name and a parameter path)",
+                    message=f"{what}: use only letters, digits, '_' and '-' "
+                    "(a name becomes a DVC stage name and a parameter path)",
                 )
+            )
+        elif kind == "literal_error":
+            expected = re.findall(r"'([^']*)'", str((item.get("ctx") or {}).get("expected", "")))
+            value = item["input"]
+            hint = _suggest(value, expected) if isinstance(value, str) else ""
+            problems.append(
+                Problem(key=key, message=f"unknown value {_shown(value)}{hint} (known: {_known(expected)})")
             )
         elif kind == "string_pattern_mismatch":
             problems.append(

@@ -13,13 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from assay.cli import UsageError
-from assay.fixtures.model import SourceFile
-from assay.sandbox.image import read_record
-from assay.sandbox.results import SandboxRequest
-from assay.sandbox.runner import SandboxCancelled, evaluate
 
 DEFAULT_IMAGE_RECORD = Path("data/image/standard.json")
 
@@ -62,7 +56,11 @@ def _read_json_list(path: Path, what: str) -> list[Any]:
     return value
 
 
-def _repository(root: Path) -> tuple[SourceFile, ...]:
+def _repository(root: Path) -> tuple[Any, ...]:
+    from pydantic import ValidationError
+
+    from assay.fixtures.model import SourceFile
+
     if not root.is_dir():
         raise UsageError(f"--repo {root} is not a directory")
     files = []
@@ -80,6 +78,8 @@ def _repository(root: Path) -> tuple[SourceFile, ...]:
 
 
 def _image(args: argparse.Namespace) -> str:
+    from assay.sandbox.image import read_record
+
     if args.image:
         return str(args.image)
     record = read_record(DEFAULT_IMAGE_RECORD)
@@ -89,6 +89,11 @@ def _image(args: argparse.Namespace) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from pydantic import ValidationError
+
+    from assay.sandbox.results import SandboxRequest
+    from assay.sandbox.runner import SandboxCancelled, evaluate
+
     files = _repository(args.repo)
     cases = _read_json_list(args.cases, "--cases")
     expected = _read_json_list(args.expected, "--expected")
