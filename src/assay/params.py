@@ -264,7 +264,10 @@ def _validation_problems(error: ValidationError) -> list[Problem]:
             value = item["input"]
             hint = _suggest(value, expected) if isinstance(value, str) else ""
             problems.append(
-                Problem(key=key, message=f"unknown value {_shown(value)}{hint} (known: {_known(expected)})")
+                Problem(
+                    key=key,
+                    message=f"unknown value {_shown(value)}{hint} (known: {_known(expected)})",
+                )
             )
         elif kind == "string_pattern_mismatch":
             problems.append(
@@ -274,7 +277,9 @@ def _validation_problems(error: ValidationError) -> list[Problem]:
                 )
             )
         else:
-            problems.append(Problem(key=key, message=f"{item['msg']} (got {_shown(item['input'])})"))
+            problems.append(
+                Problem(key=key, message=f"{item['msg']} (got {_shown(item['input'])})")
+            )
     return problems
 
 

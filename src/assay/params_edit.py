@@ -27,7 +27,8 @@ def _round_trip_yaml() -> YAML:
     yaml.width = 4096
     yaml.indent(mapping=2, sequence=4, offset=2)
     yaml.representer.add_representer(
-        type(None), lambda representer, _: representer.represent_scalar("tag:yaml.org,2002:null", "null")
+        type(None),
+        lambda representer, _: representer.represent_scalar("tag:yaml.org,2002:null", "null"),
     )
     return yaml
 

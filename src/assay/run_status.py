@@ -53,9 +53,7 @@ def run_status(run_id: str, params: Params, data: Path) -> RunStatus:
         status = "planned, not executed yet"
     else:
         status = "not planned yet (`dvc repro`)"
-    return RunStatus(
-        run=run_id, model=run.model, scenario=run.scenario, status=status, spend=spend
-    )
+    return RunStatus(run=run_id, model=run.model, scenario=run.scenario, status=status, spend=spend)
 
 
 def run_statuses(params: Params, data: Path) -> list[RunStatus]:

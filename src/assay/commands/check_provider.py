@@ -16,9 +16,7 @@ def register(subparsers: Any) -> None:
         help="check a run's model, pinned provider, prices, context and credit (free calls only)",
     )
     parser.add_argument("run", help="a key of params.yaml: runs")
-    parser.add_argument(
-        "--params", type=Path, default=Path("params.yaml"), help="the params file"
-    )
+    parser.add_argument("--params", type=Path, default=Path("params.yaml"), help="the params file")
     parser.set_defaults(handler=handle)
 
 

@@ -44,7 +44,8 @@ def _run_list(args: argparse.Namespace) -> int:
     except ParamsError as exc:
         raise UsageError(*exc.lines) from None
     rows = [
-        (s.run, s.model, s.scenario, s.status, s.spend) for s in run_statuses(params, Path(args.data))
+        (s.run, s.model, s.scenario, s.status, s.spend)
+        for s in run_statuses(params, Path(args.data))
     ]
     header = ("run", "model", "scenario", "status", "spend")
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
