@@ -48,7 +48,8 @@ class _VersionAction(argparse.Action):
     def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
         from importlib.metadata import version
 
-        parser.exit(0, f"assay {version('assay')}\n")
+        print(f"assay {version('assay')}")
+        parser.exit(0)
 
 
 def build_parser() -> argparse.ArgumentParser:

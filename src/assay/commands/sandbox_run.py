@@ -31,7 +31,12 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--cases", type=Path, required=True, help="JSON list of inputs")
     parser.add_argument("--expected", type=Path, required=True, help="JSON list of expected values")
-    parser.add_argument("--profile", choices=("standard", "large"), default="standard")
+    parser.add_argument(
+        "--profile",
+        choices=("standard", "large"),
+        default="standard",
+        help="resource profile: standard (1 MiB /tmp, 5 s) or large (4 MiB /tmp, 15 s)",
+    )
     parser.add_argument(
         "--image",
         help=f"image id (sha256:…); default: the record at {DEFAULT_IMAGE_RECORD} (`dvc repro image`)",

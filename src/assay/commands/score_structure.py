@@ -35,7 +35,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="N",
         help="a version of src/assay/structure/versions.py (default: the newest)",
     )
-    parser.add_argument("files", nargs="+", metavar="FILE", type=Path)
+    parser.add_argument(
+        "files", nargs="+", metavar="FILE", type=Path, help="Python source defining `implement`"
+    )
     parser.set_defaults(handler=run)
 
 
