@@ -48,13 +48,14 @@ def _changed_stages(repo: Repo) -> str:
 @pytest.fixture(scope="module")
 def studied(tmp_path_factory: pytest.TempPathFactory) -> Repo:
     repo = make_repo(tmp_path_factory.mktemp("newcomer") / "repo")
-    repo.env = {k: v for k, v in repo.env.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    repo.env["PYTHONDONTWRITEBYTECODE"] = "1"  # the lock is computed with no bytecode around
     params = yaml.safe_load(repo.read("params.yaml"))
     params["runs"] = {RUN: {**params["runs"][RUN], "repeats": 1}}
     params["scenarios"] = ["v1"]
     repo.write("params.yaml", yaml.safe_dump(params, sort_keys=False))
     repo.git("-c", "user.email=t@assay.invalid", "-c", "user.name=t", "commit", "-qam", "one run")
     repo.dvc("repro")
+    assert not list((repo.path / "src").rglob("__pycache__"))
     assert _changed_stages(repo).strip() in ("", "Data and pipelines are up to date."), (
         _changed_stages(repo)
     )
@@ -86,9 +87,6 @@ def test_malformed_params_stop_dvc_repro_before_any_output_changes(studied, case
         assert _state(studied) == before, "a refused params.yaml changed data/, ledger/ or dvc.lock"
     finally:
         studied.write("params.yaml", good)
-    assert "Running stage" not in studied.dvc("repro").stdout.replace(
-        "Running stage 'image'", ""
-    ).replace("Running stage 'params'", "")
 
 
 @pytest.mark.parametrize(
@@ -108,7 +106,6 @@ def test_refused_run_add_changes_nothing(studied, case):
     assert len(result.stderr.splitlines()) == 1 and case["line"] in result.stderr
     assert studied.read("params.yaml") == params
     assert _state(studied) == before
-    assert _changed_stages(studied).strip() in ("", "Data and pipelines are up to date.")
 
 
 REFUSED_SQL = {
@@ -144,8 +141,8 @@ def test_sql_is_read_only(studied, query, message):
 
 def test_sql_answers_queries_and_the_cli_leaves_dvc_status_clean(studied):
     """Run without PYTHONDONTWRITEBYTECODE, as in a normal shell: bytecode lands in src/ and
-    DVC ignores it (.dvcignore)."""
-    assert "PYTHONDONTWRITEBYTECODE" not in studied.env
+    DVC ignores it (.dvcignore). The refusals above restored params.yaml: nothing is stale."""
+    studied.env.pop("PYTHONDONTWRITEBYTECODE")
     counted = _assay(studied, "sql", f"SELECT count(*) AS n FROM verdicts WHERE run = '{RUN}'")
     assert counted.returncode == 0 and counted.stdout.split() == ["n", "24"], counted
     described = _assay(studied, "sql", "DESCRIBE verdicts")
@@ -156,6 +153,7 @@ def test_sql_answers_queries_and_the_cli_leaves_dvc_status_clean(studied):
     assert row.split()[:5] == [RUN, "sim-follower", "v1", "executed:", "24"] and "free" in row
     assert _assay(studied, "check").returncode == 0
     assert list((studied.path / "src" / "assay").rglob("__pycache__")), "no bytecode written"
+    studied.run("python", "-c", "import assay.fixtures.scenarios, assay.pipeline.report")
     assert _changed_stages(studied).strip() in ("", "Data and pipelines are up to date."), (
         _changed_stages(studied)
     )
