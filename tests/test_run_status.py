@@ -23,6 +23,11 @@ def test_statuses_follow_the_evidence(tmp_path):
     (data / "authorize" / "haiku-v1" / "authorization.json").write_text(
         json.dumps({"state": "awaiting-authorization"})
     )
+    (data / "execute" / "haiku-v1").mkdir(parents=True)  # an unauthorized run's not-run cells
+    pq.write_table(
+        pa.table({"status": ["not-run"], "reservation_usd": [0.0], "cost_usd": [None]}),
+        data / "execute" / "haiku-v1" / "cells.parquet",
+    )
     (data / "execute" / "sim-follower-dose").mkdir(parents=True)
     pq.write_table(
         pa.table(

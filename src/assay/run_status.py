@@ -36,19 +36,21 @@ def run_status(run_id: str, params: Params, data: Path) -> RunStatus:
     authorization = data / "authorize" / run_id / "authorization.json"
     cells = data / "execute" / run_id / "cells.parquet"
     spend = "free" if free else "$0.00"
-    if cells.exists():
+    state = (
+        json.loads(authorization.read_text(encoding="utf-8")).get("state")
+        if authorization.exists()
+        else None
+    )
+    if state == "awaiting-authorization":
+        plan_hash = plan.read_text(encoding="ascii").strip()[:12] if plan.exists() else "?"
+        status = f"awaiting authorization (plan {plan_hash}…; `assay plan show {run_id}`)"
+    elif cells.exists():
         statuses, reserved, reported = _execution(cells)
         status = "executed: " + ", ".join(f"{n} {s}" for s, n in sorted(statuses.items()))
         if not free:
             spend = f"${reserved:.2f} reserved, ${reported:.4f} reported"
-    elif authorization.exists():
-        state = json.loads(authorization.read_text(encoding="utf-8")).get("state")
-        plan_hash = plan.read_text(encoding="ascii").strip()[:12] if plan.exists() else "?"
-        status = (
-            f"awaiting authorization (plan {plan_hash}…; `assay plan show {run_id}`)"
-            if state == "awaiting-authorization"
-            else f"{state}, not executed yet"
-        )
+    elif state is not None:
+        status = f"{state}, not executed yet"
     elif plan.exists():
         status = "planned, not executed yet"
     else:
