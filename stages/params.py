@@ -7,12 +7,14 @@ re-runs only the stages whose own parameters changed.
 
 import sys
 
-from assay.params import CHECKED_FILE, ParamsError, load_params
+from assay.evidence.paths import params_check_file
+from assay.params import ParamsError, load_params
 
 if __name__ == "__main__":
     try:
         load_params()
     except ParamsError as exc:
         sys.exit("\n".join(f"assay: {line}" for line in exc.lines))
-    CHECKED_FILE.parent.mkdir(parents=True, exist_ok=True)
-    CHECKED_FILE.write_text("params.yaml is valid\n", encoding="utf-8")
+    checked = params_check_file()
+    checked.parent.mkdir(parents=True, exist_ok=True)
+    checked.write_text("params.yaml is valid\n", encoding="utf-8")

@@ -2,7 +2,8 @@
 
 Each command module exposes ``register(subparsers)``, which adds its parser and sets
 ``handler`` (a function taking the parsed namespace and returning an exit code). Bad arguments
-and unreadable inputs exit 2 with one ``assay: error: …`` line per problem, as argparse does.
+and unreadable inputs exit 2 with one ``assay: error: …`` line per problem, as argparse does;
+any other ``AssayError`` is ``assay: <message>`` and exit 1 (``assay.errors.boundary``).
 
 Building the parser imports only the standard library (command modules import what they need
 inside their handlers), so ``assay --help`` and every ``--help`` answer at once.
@@ -16,6 +17,7 @@ import sys
 from collections.abc import Sequence
 
 from assay.commands import UsageError
+from assay.errors import boundary
 
 __all__ = ["UsageError", "build_parser", "main"]
 
@@ -64,10 +66,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    try:
-        return int(args.handler(args))
-    except UsageError as exc:
-        parser.exit(2, "".join(f"assay: error: {line}\n" for line in exc.lines))
+    with boundary():
+        try:
+            return int(args.handler(args))
+        except UsageError as exc:
+            parser.exit(2, "".join(f"assay: error: {line}\n" for line in exc.lines))
 
 
 if __name__ == "__main__":

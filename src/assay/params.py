@@ -18,6 +18,7 @@ from typing import Annotated, Any, Literal, get_args, get_origin
 
 from pydantic import BaseModel, Field, StrictBool, StrictInt, ValidationError, model_validator
 
+from assay.errors import InputError
 from assay.providers.base import ModelProfile
 from assay.records import Frozen
 from assay.schedule import ScheduleName
@@ -28,9 +29,6 @@ NAME_PATTERN = r"[A-Za-z0-9_-]+"
 """Run and model names: they become DVC stage names (``plan@NAME``) and parameter paths
 (``runs.NAME``), where a dot would be read as nesting and a space or slash breaks the stage
 name."""
-
-CHECKED_FILE = Path("data/params/valid.txt")
-"""The ``params`` stage's output; every other stage depends on it."""
 
 MAX_REPEATS = 20
 """More repeats than this is almost certainly a typo (cells grow as subjects × arms × repeats)."""
@@ -119,7 +117,7 @@ class Params(Frozen):
         return self.models[self.run(run_id).model]
 
 
-class ParamsError(ValueError):
+class ParamsError(InputError):
     """params.yaml is missing, unreadable or invalid. ``str()`` is one line per problem, each
     naming the file and the key."""
 

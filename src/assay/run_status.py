@@ -7,6 +7,8 @@ import json
 from collections import Counter
 from pathlib import Path
 
+from assay.evidence import CELLS
+from assay.evidence.paths import authorization_file, stage_file
 from assay.params import Params
 from assay.records import Frozen
 
@@ -32,9 +34,9 @@ def _execution(cells: Path) -> tuple[Counter[str], float, float]:
 def run_status(run_id: str, params: Params, data: Path) -> RunStatus:
     run = params.runs[run_id]
     free = params.models[run.model].is_free
-    plan = data / "plan" / run_id / "plan.sha256"
-    authorization = data / "authorize" / run_id / "authorization.json"
-    cells = data / "execute" / run_id / "cells.parquet"
+    plan = stage_file("plan", run_id, "plan.sha256", data)
+    authorization = authorization_file(run_id, data)
+    cells = CELLS.path(run_id, data)
     spend = "free" if free else "$0.00"
     state = (
         json.loads(authorization.read_text(encoding="utf-8")).get("state")

@@ -5,8 +5,10 @@ subcommand's ``--help`` build every parser, so heavy imports (pydantic, scipy, d
 pyarrow) belong inside the handler that needs them.
 """
 
+from assay.errors import InputError
 
-class UsageError(Exception):
+
+class UsageError(InputError):
     """A bad argument or unreadable input: each argument is printed as one ``assay: error: …``
     line, with exit 2."""
 

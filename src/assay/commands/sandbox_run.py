@@ -15,8 +15,6 @@ from typing import Any
 
 from assay.cli import UsageError
 
-DEFAULT_IMAGE_RECORD = Path("data/image/standard.json")
-
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
@@ -39,7 +37,8 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--image",
-        help=f"image id (sha256:…); default: the record at {DEFAULT_IMAGE_RECORD} (`dvc repro image`)",
+        help="image id (sha256:…); default: the standard image recorded under data/image/ "
+        "(`dvc repro image`)",
     )
     parser.set_defaults(handler=run)
 
@@ -83,13 +82,14 @@ def _repository(root: Path) -> tuple[Any, ...]:
 
 
 def _image(args: argparse.Namespace) -> str:
-    from assay.sandbox.image import read_record
+    from assay import evidence
 
     if args.image:
         return str(args.image)
-    record = read_record(DEFAULT_IMAGE_RECORD)
+    record_path = evidence.image_record("standard")
+    record = evidence.load_image_record(record_path)
     if record is None:
-        raise UsageError(f"no --image and no image record at {DEFAULT_IMAGE_RECORD}")
+        raise UsageError(f"no --image and no image record at {record_path}")
     return record.image_id
 
 
