@@ -46,6 +46,10 @@ Family = Literal[
     "jig-llm",
     "jig-feedback",
     "scout-platforms",
+    "aisuite-agents",
+    "aisuite-tracing",
+    "feedparser-urls",
+    "feedparser-dates",
 ]
 
 SandboxProfile = Literal["standard", "large", "skip"]
