@@ -13,8 +13,8 @@ source), and writes one folder per slice under ``data/snapshot/<slice>/``::
 A slice is its root plus the modules it imports, transitively (the import closure, computed
 with grimp over the unpacked sdist), plus every package ``__init__`` those modules need to be
 importable. An ``__init__`` that imports a project module outside the slice is replaced by an
-empty file. ``python -m assay.snapshot --fetch-only`` fills the cache without writing slices, so
-tests and CI never reach the network.
+empty file. ``python -m assay.snapshot --fetch-only`` fills the cache (and the packages image's wheel
+cache) without writing slices, so tests and CI never reach the network.
 """
 
 from __future__ import annotations
@@ -412,13 +412,24 @@ def run(declaration_path: Path = SOURCES_FILE, out: Path = SNAPSHOT_ROOT) -> lis
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m assay.snapshot", description=__doc__)
-    parser.add_argument("--fetch-only", action="store_true", help="fill the cache; write nothing")
+    parser.add_argument(
+        "--fetch-only",
+        action="store_true",
+        help="fill the caches (sdists, and the packages image's wheels); write no slice",
+    )
     parser.add_argument("--sources", type=Path, default=SOURCES_FILE)
     args = parser.parse_args(argv)
     try:
         if args.fetch_only:
             for project, path in fetch_all(load_declaration(args.sources)).items():
                 print(f"snapshot: {project} cached at {path}", file=sys.stderr)
+            from assay.sandbox.image import ImageBuildError, download_wheels, wheel_cache
+
+            try:
+                download_wheels(wheel_cache())
+            except ImageBuildError as exc:
+                raise SnapshotError(str(exc)) from None
+            print(f"snapshot: packages image wheels cached at {wheel_cache()}", file=sys.stderr)
             return 0
         for provenance in run(args.sources):
             size = len(provenance.files)

@@ -16,6 +16,10 @@ def sources_file(scenario: str) -> Path:
     return DATA / "subjects" / scenario / "sources.json"
 
 
+def provenance_file(scenario: str) -> Path:
+    return DATA / "subjects" / scenario / "provenance.json"
+
+
 def subjects_table(scenario: str) -> Path:
     return DATA / "subjects" / scenario / "subjects.parquet"
 

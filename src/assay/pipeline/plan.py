@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
+from assay.fixtures.scenarios import image_kind
 from assay.metrics import tool_versions as metric_tool_versions
 from assay.params import Params
 from assay.pipeline import paths
@@ -28,7 +29,7 @@ def request_size_measure(profile: ModelProfile) -> Callable[[str], int]:
 
 def sandbox_pin(scenario: str) -> dict[str, object]:
     """The sandbox image the plan pins, and the self-test that image passed for the scenario."""
-    image = read_image()
+    image = read_image(image_kind(scenario))
     selftest = read_selftest(scenario)
     if not selftest.passed or selftest.image != image.image_id:
         raise SelfTestFailed(

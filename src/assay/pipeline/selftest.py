@@ -6,6 +6,7 @@ A failing self-test fails the stage, so no plan — and no provider request — 
 
 from __future__ import annotations
 
+from assay.fixtures.scenarios import image_kind
 from assay.pipeline import paths
 from assay.pipeline.subjects import read_scenario
 from assay.sandbox.image import ImageRecord, read_record
@@ -16,11 +17,11 @@ class SelfTestFailed(RuntimeError):
     """The sandbox did not reproduce the references' correctness: nothing may be planned."""
 
 
-def read_image() -> ImageRecord:
-    record = read_record(paths.image_record())
+def read_image(kind: str = "standard") -> ImageRecord:
+    record = read_record(paths.image_record(kind))
     if record is None:
         raise FileNotFoundError(
-            f"{paths.image_record()} is missing: run the image stage (`dvc repro image`)"
+            f"{paths.image_record(kind)} is missing: run the image stage (`dvc repro image`)"
         )
     return record
 
@@ -31,7 +32,7 @@ def read_selftest(scenario: str) -> SelfTestReport:
 
 def run(scenario_name: str) -> SelfTestReport:
     scenario = read_scenario(scenario_name)
-    report = run_selftest(scenario.subjects, read_image().image_id)
+    report = run_selftest(scenario.subjects, read_image(image_kind(scenario_name)).image_id)
     path = paths.selftest_file(scenario_name)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(report.model_dump_json(indent=2) + "\n", encoding="utf-8")

@@ -5,6 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from assay.digest import canonical_json, sha256_hex
+from assay.fixtures.codebase import SCENARIO_NAMES as CODEBASE_SCENARIOS
+from assay.fixtures.codebase import SubjectProvenance
+from assay.fixtures.codebase import build as build_codebase_scenario
 from assay.fixtures.model import Scenario
 from assay.fixtures.scenarios import fixture_sources, load_scenario
 from assay.params import Params
@@ -68,7 +71,17 @@ def read_scenario(name: str) -> Scenario:
     return Scenario.model_validate_json(paths.scenario_file(name).read_bytes())
 
 
+def write_provenance(name: str, provenance: tuple[SubjectProvenance, ...]) -> None:
+    """Where each subject's code comes from (project, version, sha256, files with digests)."""
+    paths.provenance_file(name).write_bytes(canonical_json(provenance) + b"\n")
+
+
 def run(name: str, params: Params) -> None:
     root = Path(params.fixtures)
-    write_scenario(load_scenario(name, root))
+    if name in CODEBASE_SCENARIOS:
+        scenario, provenance = build_codebase_scenario(name, root)
+        write_scenario(scenario)
+        write_provenance(name, provenance)
+    else:
+        write_scenario(load_scenario(name, root))
     write_sources(name, fixture_sources(name, root))
