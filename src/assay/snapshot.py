@@ -303,21 +303,33 @@ def slice_files(
             if (parent.joinpath(*package.split(".")) / "__init__.py").is_file()
         )  # namespace packages have no __init__ to copy
     inside = modules | packages
+    originals = {module: module_file(parent, module) for module in sorted(inside)}
+    imports = {
+        module: {
+            m for m in _imported_modules(parent, path, module)
+            if m == import_name or m.startswith(import_name + ".")
+        }
+        for module, path in originals.items()
+        if path.name == "__init__.py" and path.stat().st_size
+    }  # fmt: skip
+    # An emptied package no longer provides what its __init__ imported, so an __init__ that
+    # imports from it must be emptied too: repeat until nothing changes.
+    emptied_packages: set[ModuleName] = set()
+    while True:
+        provided = inside - emptied_packages
+        newly = {m for m, found in imports.items() if m not in emptied_packages and found - provided}
+        if not newly:
+            break
+        emptied_packages |= newly
     files: dict[str, bytes] = {}
     emptied: set[str] = set()
-    for module in sorted(inside):
-        path = module_file(parent, module)
+    for module, path in originals.items():
         relative = path.relative_to(parent).as_posix()
-        data = path.read_bytes()
-        if path.name == "__init__.py" and data:
-            project = {
-                m for m in _imported_modules(parent, path, module)
-                if m == import_name or m.startswith(import_name + ".")
-            }  # fmt: skip
-            if project - inside:
-                data = b""
-                emptied.add(relative)
-        files[relative] = data
+        if module in emptied_packages:
+            files[relative] = b""
+            emptied.add(relative)
+        else:
+            files[relative] = path.read_bytes()
     return files, emptied
 
 
