@@ -50,6 +50,9 @@ Family = Literal[
     "aisuite-tracing",
     "feedparser-urls",
     "feedparser-dates",
+    "slack-oauth",
+    "slack-clients",
+    "tweepy-models",
 ]
 
 SandboxProfile = Literal["standard", "large", "skip"]

@@ -64,6 +64,7 @@ class SliceSpec(Frozen):
     source: str
     root: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$")
     exclude: tuple[str, ...] = ()
+    """Modules (and their submodules) left out of the closure."""
     include: tuple[str, ...] = ()
     """Modules grimp cannot see (inside namespace packages, which have no ``__init__``); their
     imports are checked like every other module's."""
@@ -243,6 +244,10 @@ def import_closure(
     import grimp
 
     excluded = set(exclude)
+
+    def is_excluded(module: ModuleName) -> bool:
+        return any(module == e or module.startswith(e + ".") for e in excluded)
+
     sys.path.insert(0, str(parent))
     try:
         graph = grimp.build_graph(import_name, cache_dir=None)
@@ -252,11 +257,12 @@ def import_closure(
             del sys.modules[name]
     if root not in graph.modules:
         raise SnapshotError(f"no module {root!r} in {import_name}")
-    start = {m for m in graph.modules if m == root or m.startswith(root + ".")} - excluded
+    start = {m for m in graph.modules if m == root or m.startswith(root + ".")}
+    start = {m for m in start if not is_excluded(m)}
     seen, pending = set(start), list(start)
     while pending:
         for imported in graph.find_modules_directly_imported_by(pending.pop()):
-            if imported not in seen and imported not in excluded:
+            if imported not in seen and not is_excluded(imported):
                 seen.add(imported)
                 pending.append(imported)
     return seen
