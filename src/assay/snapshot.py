@@ -339,10 +339,14 @@ def slice_files(
     return files, emptied
 
 
-def _check_closed(parent: Path, top: str, modules: set[ModuleName], name: str) -> None:
-    """Every project import of every slice module resolves inside the slice."""
+def _check_closed(
+    parent: Path, top: str, modules: set[ModuleName], emptied: set[str], name: str
+) -> None:
+    """Every project import of every kept slice module resolves inside the slice."""
     for module in sorted(modules):
         path = module_file(parent, module)
+        if path.relative_to(parent).as_posix() in emptied:
+            continue
         package = module if path.name == "__init__.py" else module.rpartition(".")[0]
         for imported in _imported_modules(parent, path, package):
             if (imported == top or imported.startswith(top + ".")) and _is_module(
@@ -367,7 +371,7 @@ def build_slice(spec: SliceSpec, source: Source, sdist: Path) -> tuple[Provenanc
         modules = import_closure(parent, source.import_name, spec.root, spec.exclude)
         modules |= set(spec.include)
         files, emptied = slice_files(parent, source.import_name, modules)
-        _check_closed(parent, source.import_name, modules, spec.name)
+        _check_closed(parent, source.import_name, modules, emptied, spec.name)
     for path, data in files.items():
         try:
             data.decode("utf-8")
