@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import hashlib
 import os
 import shutil
@@ -29,8 +30,10 @@ import sys
 import tarfile
 import tempfile
 import tomllib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from pydantic import Field, ValidationError
 
@@ -193,7 +196,9 @@ def fetch(source: Source) -> Path:
         )  # fmt: skip
         if completed.returncode != 0:
             tail = (completed.stderr or completed.stdout)[-1500:]
-            raise SnapshotError(f"source {source.project} {source.version}: download failed: {tail}")
+            raise SnapshotError(
+                f"source {source.project} {source.version}: download failed: {tail}"
+            )
         sdists = sorted(download.glob("*.tar.gz"))
         if len(sdists) != 1 or _file_sha256(sdists[0]) != source.sha256:
             raise SnapshotError(
@@ -237,26 +242,43 @@ def module_file(parent: Path, module: ModuleName) -> Path:
     return path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
 
 
-def import_closure(
-    parent: Path, import_name: str, root: ModuleName, exclude: Iterable[ModuleName]
-) -> set[ModuleName]:
-    """``root`` and its submodules, plus every module they import, transitively (grimp)."""
+@dataclass(frozen=True)
+class SourceTree:
+    """An unpacked sdist: the folder holding its package, and grimp's import graph of it."""
+
+    parent: Path
+    import_name: str
+    graph: Any
+
+
+@contextlib.contextmanager
+def unpacked(source: Source, sdist: Path) -> Iterator[SourceTree]:
+    """The sdist unpacked into a temporary folder (removed afterwards), its graph built once."""
     import grimp
 
+    with tempfile.TemporaryDirectory(prefix="assay-snapshot-") as work:
+        unpack(sdist, Path(work))
+        parent = package_parent(Path(work), source.import_name)
+        sys.path.insert(0, str(parent))
+        try:
+            graph = grimp.build_graph(source.import_name, cache_dir=None)
+        finally:
+            sys.path.remove(str(parent))
+        yield SourceTree(parent=parent, import_name=source.import_name, graph=graph)
+
+
+def import_closure(
+    tree: SourceTree, root: ModuleName, exclude: Iterable[ModuleName]
+) -> set[ModuleName]:
+    """``root`` and its submodules, plus every module they import, transitively."""
     excluded = set(exclude)
 
     def is_excluded(module: ModuleName) -> bool:
         return any(module == e or module.startswith(e + ".") for e in excluded)
 
-    sys.path.insert(0, str(parent))
-    try:
-        graph = grimp.build_graph(import_name, cache_dir=None)
-    finally:
-        sys.path.remove(str(parent))
-        for name in [m for m in sys.modules if m == import_name or m.startswith(import_name + ".")]:
-            del sys.modules[name]
+    graph = tree.graph
     if root not in graph.modules:
-        raise SnapshotError(f"no module {root!r} in {import_name}")
+        raise SnapshotError(f"no module {root!r} in {tree.import_name}")
     start = {m for m in graph.modules if m == root or m.startswith(root + ".")}
     start = {m for m in start if not is_excluded(m)}
     seen, pending = set(start), list(start)
@@ -323,7 +345,9 @@ def slice_files(
     emptied_packages: set[ModuleName] = set()
     while True:
         provided = inside - emptied_packages
-        newly = {m for m, found in imports.items() if m not in emptied_packages and found - provided}
+        newly = {
+            m for m, found in imports.items() if m not in emptied_packages and found - provided
+        }
         if not newly:
             break
         emptied_packages |= newly
@@ -349,9 +373,12 @@ def _check_closed(
             continue
         package = module if path.name == "__init__.py" else module.rpartition(".")[0]
         for imported in _imported_modules(parent, path, package):
-            if (imported == top or imported.startswith(top + ".")) and _is_module(
-                parent, imported
-            ) and imported not in modules and _is_module_file(parent, imported):
+            if (
+                (imported == top or imported.startswith(top + "."))
+                and _is_module(parent, imported)
+                and imported not in modules
+                and _is_module_file(parent, imported)
+            ):
                 raise SnapshotError(
                     f"slice {name}: {module} imports {imported}, which is not in the slice "
                     "(declare it in `include` if grimp cannot see it)"
@@ -364,14 +391,19 @@ def _is_module_file(parent: Path, module: ModuleName) -> bool:
     return path.with_suffix(".py").is_file()
 
 
-def build_slice(spec: SliceSpec, source: Source, sdist: Path) -> tuple[Provenance, dict[str, bytes]]:
-    with tempfile.TemporaryDirectory(prefix="assay-snapshot-") as work:
-        unpack(sdist, Path(work))
-        parent = package_parent(Path(work), source.import_name)
-        modules = import_closure(parent, source.import_name, spec.root, spec.exclude)
-        modules |= set(spec.include)
-        files, emptied = slice_files(parent, source.import_name, modules)
-        _check_closed(parent, source.import_name, modules, emptied, spec.name)
+def build_slice(
+    spec: SliceSpec, source: Source, sdist: Path
+) -> tuple[Provenance, dict[str, bytes]]:
+    with unpacked(source, sdist) as tree:
+        return slice_tree(spec, source, tree)
+
+
+def slice_tree(
+    spec: SliceSpec, source: Source, tree: SourceTree
+) -> tuple[Provenance, dict[str, bytes]]:
+    modules = import_closure(tree, spec.root, spec.exclude) | set(spec.include)
+    files, emptied = slice_files(tree.parent, source.import_name, modules)
+    _check_closed(tree.parent, source.import_name, modules, emptied, spec.name)
     for path, data in files.items():
         try:
             data.decode("utf-8")
@@ -424,11 +456,15 @@ def run(declaration_path: Path = SOURCES_FILE, out: Path = SNAPSHOT_ROOT) -> lis
     declaration = load_declaration(declaration_path)
     sdists = fetch_all(declaration)
     results = []
-    for spec in declaration.slices:
-        source = declaration.source(spec.source)
-        provenance, files = build_slice(spec, source, sdists[source.project])
-        write_slice(out / spec.name, provenance, files)
-        results.append(provenance)
+    for source in declaration.sources:
+        specs = [spec for spec in declaration.slices if spec.source == source.project]
+        if not specs:
+            continue
+        with unpacked(source, sdists[source.project]) as tree:
+            for spec in specs:
+                provenance, files = slice_tree(spec, source, tree)
+                write_slice(out / spec.name, provenance, files)
+                results.append(provenance)
     return results
 
 
