@@ -31,6 +31,7 @@ import tarfile
 import tempfile
 import tomllib
 from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -215,7 +216,11 @@ def fetch(source: Source) -> Path:
 
 
 def fetch_all(declaration: Declaration) -> dict[str, Path]:
-    return {source.project: fetch(source) for source in declaration.sources}
+    """Every source's sdist; missing ones are downloaded concurrently (each is mostly waiting
+    on the index and on the installer preparing its metadata)."""
+    with ThreadPoolExecutor(max_workers=len(declaration.sources)) as pool:
+        paths = list(pool.map(fetch, declaration.sources))
+    return {source.project: path for source, path in zip(declaration.sources, paths, strict=True)}
 
 
 # -- slicing --------------------------------------------------------------------------------
