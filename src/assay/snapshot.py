@@ -47,6 +47,8 @@ SNAPSHOT_ROOT = Path("data/snapshot")
 PROVENANCE_FILE = "provenance.json"
 TREE_FOLDER = "tree"
 FETCH_TIMEOUT_SECONDS = 600
+OFFLINE_ENV = "ASSAY_OFFLINE"
+"""When set, a source missing from the cache fails instead of being downloaded (tests)."""
 
 ModuleName = str
 
@@ -182,6 +184,11 @@ def fetch(source: Source) -> Path:
     cached = cached_sdist(source)
     if cached is not None:
         return cached
+    if os.environ.get(OFFLINE_ENV):
+        raise SnapshotError(
+            f"source {source.project} {source.version} is not cached and {OFFLINE_ENV} is set; "
+            "pre-fetch it with `python -m assay.snapshot --fetch-only`"
+        )
     folder = cache_root() / source.sha256
     folder.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=folder.parent, prefix=".fetch-") as work:

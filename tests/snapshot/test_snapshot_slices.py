@@ -84,3 +84,11 @@ def test_declaration_errors_name_the_field(tmp_path):
     )
     with pytest.raises(snapshot.FixtureError, match="slice.s.source"):
         snapshot.load_declaration(path)
+
+
+def test_offline_a_missing_source_fails_without_fetching(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setenv(snapshot.OFFLINE_ENV, "1")
+    source = _source(_sdist(tmp_path))
+    with pytest.raises(snapshot.SnapshotError, match="not cached and ASSAY_OFFLINE is set"):
+        snapshot.fetch(source)

@@ -17,6 +17,7 @@ def _private_cache(repo, tmp_path):
         destination.mkdir(parents=True)
         shutil.copy2(cached, destination / cached.name)
     repo.env["XDG_CACHE_HOME"] = str(cache)
+    repo.env["ASSAY_OFFLINE"] = "1"
     return cache
 
 
