@@ -39,11 +39,13 @@ from typing import Any
 from pydantic import Field, ValidationError
 
 from assay.digest import canonical_json, sha256_hex
+from assay.errors import AssayError, boundary
+from assay.evidence.paths import snapshot_dir
 from assay.fixtures.errors import FixtureError, from_validation_error
 from assay.records import Frozen
 
 SOURCES_FILE = Path("fixtures/codebase/sources.toml")
-SNAPSHOT_ROOT = Path("data/snapshot")
+SNAPSHOT_ROOT = snapshot_dir()
 PROVENANCE_FILE = "provenance.json"
 TREE_FOLDER = "tree"
 FETCH_TIMEOUT_SECONDS = 600
@@ -53,8 +55,8 @@ OFFLINE_ENV = "ASSAY_OFFLINE"
 ModuleName = str
 
 
-class SnapshotError(Exception):
-    """A source could not be fetched, failed its hash check, or could not be sliced."""
+class SnapshotError(AssayError):
+    """A pinned source could not be fetched, failed its hash check, or could not be sliced."""
 
 
 class Source(Frozen):
@@ -495,26 +497,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--sources", type=Path, default=SOURCES_FILE)
     args = parser.parse_args(argv)
-    try:
+    with boundary():
         if args.fetch_only:
-            for project, path in fetch_all(load_declaration(args.sources)).items():
-                print(f"snapshot: {project} cached at {path}", file=sys.stderr)
-            from assay.sandbox.image import ImageBuildError, download_wheels, wheel_cache
-
-            try:
-                download_wheels(wheel_cache())
-            except ImageBuildError as exc:
-                raise SnapshotError(str(exc)) from None
-            print(f"snapshot: packages image wheels cached at {wheel_cache()}", file=sys.stderr)
-            return 0
-        for provenance in run(args.sources):
-            size = len(provenance.files)
-            print(f"snapshot: {provenance.slice} ({provenance.project} {provenance.version}, "
-                  f"{size} files)", file=sys.stderr)  # fmt: skip
-    except (SnapshotError, FixtureError) as exc:
-        print(f"assay: snapshot: {exc}", file=sys.stderr)
-        return 1
+            prefetch(args.sources)
+        else:
+            for provenance in run(args.sources):
+                print(f"snapshot: {provenance.slice} ({provenance.project} {provenance.version}, "
+                      f"{len(provenance.files)} files)", file=sys.stderr)  # fmt: skip
     return 0
+
+
+def prefetch(declaration_path: Path = SOURCES_FILE) -> None:
+    """Fill the caches: every declared sdist and the packages sandbox image's wheels."""
+    from assay.sandbox.image import download_wheels, wheel_cache
+
+    for project, path in fetch_all(load_declaration(declaration_path)).items():
+        print(f"snapshot: {project} cached at {path}", file=sys.stderr)
+    download_wheels(wheel_cache())
+    print(f"snapshot: packages image wheels cached at {wheel_cache()}", file=sys.stderr)
 
 
 if __name__ == "__main__":
