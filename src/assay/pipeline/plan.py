@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from assay import evidence
 from assay.errors import SelfTestFailed
+from assay.fixtures.scenarios import image_kind
 from assay.params import Params
 from assay.plan import Plan, build_plan, request_sizes, tool_versions
 from assay.providers.base import ModelProfile
@@ -32,7 +33,7 @@ def sandbox_pin(scenario: str) -> dict[str, object]:
         raise SelfTestFailed(f"the self-test of {scenario} did not pass")
     if not selftest.sandbox.needed:
         return {"image_id": None, "selftest_checks": 0, **known}
-    image = evidence.read_image()
+    image = evidence.read_image(image_kind(scenario))
     if selftest.sandbox.image != image.image_id:
         raise SelfTestFailed(
             f"no passing sandbox self-test of {scenario} on image {image.image_id}"

@@ -16,6 +16,7 @@ from __future__ import annotations
 from assay import evidence
 from assay.errors import SelfTestFailed
 from assay.evidence import ScenarioSelfTest
+from assay.fixtures.scenarios import image_kind
 from assay.params import Params
 from assay.pipeline.known_answers import check_known_answers
 from assay.sandbox.selftest import run_selftest
@@ -27,7 +28,9 @@ def run(scenario_name: str, params: Params) -> ScenarioSelfTest:
     scenario = evidence.read_scenario(scenario_name)
     report = ScenarioSelfTest(
         scenario=scenario_name,
-        sandbox=run_selftest(scenario.subjects, evidence.read_image().image_id),
+        sandbox=run_selftest(
+            scenario.subjects, evidence.read_image(image_kind(scenario_name)).image_id
+        ),
         known_answers=check_known_answers(scenario, params.analysis.structure_evaluator),
     )
     evidence.write_selftest(scenario_name, report)
