@@ -2,7 +2,8 @@
 
 import sys
 
+from assay.params import load_params
 from assay.pipeline import extract
 
 if __name__ == "__main__":
-    extract.run(sys.argv[1])
+    extract.run(sys.argv[1], load_params())

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from assay.authorize import Authorization
 from assay.execute import CallRecord, Executor, record_for
-from assay.extract import extract_candidate
+from assay.extract import CURRENT_VERSION, extract_candidate
 from assay.fixtures.chain import append_step
 from assay.ledger import Ledger
 from assay.params import Params
@@ -88,16 +88,20 @@ def provider_factory(plan: Plan) -> Callable[[], Provider]:
 class ChainRenderer:
     """Step ``k`` of a chain: the arm's files with the candidates of steps 1…k-1 appended to
     the target under their step names, so later steps see the model's own earlier code. Uses
-    only what the render stage recorded as visible: instruction, target path, files."""
+    only what the render stage recorded as visible: instruction, target path, files. Earlier
+    answers are extracted by the plan's preregistered extraction version."""
 
-    def __init__(self, rows: Mapping[tuple[str, str], PromptRow]) -> None:
+    def __init__(
+        self, rows: Mapping[tuple[str, str], PromptRow], extraction: int = CURRENT_VERSION
+    ) -> None:
         self.rows = rows
+        self.extraction = extraction
 
     def __call__(self, cell: PlannedCell, step: int, texts: Sequence[str]) -> str | None:
         row = self.rows[(cell.subject, cell.arm)]
         files = json.loads(row.files_json)
         for earlier, text in enumerate(texts[: step - 1], start=1):
-            candidate = extract_candidate(text)
+            candidate = extract_candidate(text, version=self.extraction)
             if candidate.source is None:
                 return None
             files[row.target] = append_step(files[row.target], candidate.source, earlier)
@@ -148,7 +152,8 @@ def run(
         ledger = Ledger.open(ledger_root, run_id, plan.hash, paid=plan.budget.paid)
         rows = read_prompt_rows(plan.scenario)
         prompts = {key: row.prompt for key, row in rows.items()}
-        executor = Executor(plan, ledger, prompts, factory(plan), next_prompt=ChainRenderer(rows))
+        renderer = ChainRenderer(rows, plan.analysis.extraction)
+        executor = Executor(plan, ledger, prompts, factory(plan), next_prompt=renderer)
         records = executor.run()
     write_records(paths.cells_table(run_id), CallRecord, records)
     return Executed(run=run_id, records=tuple(records), preflight=preflight)

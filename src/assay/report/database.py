@@ -73,6 +73,7 @@ def runs_table(data: Path) -> pa.Table:
                 "requests": plan["budget"]["requests"],
                 "worst_case_usd": plan["budget"]["worst_case_usd"],
                 "preregistered_structure_evaluator": plan["analysis"]["structure_evaluator"],
+                "preregistered_extraction": plan["analysis"].get("extraction", 1),
             }
         )
     schema = pa.schema(
@@ -93,6 +94,7 @@ def runs_table(data: Path) -> pa.Table:
             ("requests", pa.int64()),
             ("worst_case_usd", pa.float64()),
             ("preregistered_structure_evaluator", pa.int64()),
+            ("preregistered_extraction", pa.int64()),
         ]
     )
     return pa.Table.from_pylist(rows, schema=schema)

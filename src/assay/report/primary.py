@@ -69,11 +69,23 @@ def build_reports(
             "FROM verdicts GROUP BY run",
         )
     }
+    extracted_with = {
+        row["run"]: row["versions"]
+        for row in rows_of(
+            con,
+            "SELECT run, list(DISTINCT extraction_version ORDER BY extraction_version) AS versions "
+            "FROM candidates GROUP BY run",
+        )
+    }
     return {
         run["run"]: {
             "report": kind.name,
             "scale": list(kind.scale),
-            "run": {**run, "structure_evaluator": scored_with.get(run["run"], [])},
+            "run": {
+                **run,
+                "structure_evaluator": scored_with.get(run["run"], []),
+                "extraction": extracted_with.get(run["run"], []),
+            },
             "execution": execution.get(run["run"], []),
             "outcome_counts": counts.get(run["run"], []),
             "subjects": subjects.get(run["run"], []),
@@ -112,6 +124,12 @@ def _header(report: dict[str, Any]) -> list[str]:
         parts.append(
             f"**Deviation from the plan:** scored with evaluator {scored}; the plan preregistered "
             f"v{preregistered}. This is a rescoring, not the preregistered analysis.\n"
+        )
+    if run["extraction"] not in ([], [run["preregistered_extraction"]]):
+        used = ", ".join(f"v{v}" for v in run["extraction"])
+        parts.append(
+            f"**Deviation from the plan:** candidates extracted with rules {used}; the plan "
+            f"preregistered v{run['preregistered_extraction']}.\n"
         )
     if run["authorization"] == "awaiting-authorization":
         parts.append(
