@@ -18,6 +18,7 @@ import duckdb
 import pyarrow as pa
 
 from assay.metrics import MetricRow
+from assay.pipeline.structure import VerdictRow
 from assay.report.kinds import ABSTRACTION, KINDS, ReportKind
 from assay.sandbox.cells import CorrectnessRow
 from assay.stats import sign_test
@@ -30,12 +31,15 @@ TABLE_GLOBS = {
     "prompts": "render/*/prompts.parquet",
     "cells": "execute/*/cells.parquet",
     "candidates": "extract/*/candidates.parquet",
-    "verdicts": "structure/*/verdicts.parquet",
 }
 
 
-OPTIONAL_TABLES = {"correctness": ("correctness/*/correctness.parquet", CorrectnessRow)}
-"""Tables a pipeline without that stage lacks: an empty, typed table stands in."""
+OPTIONAL_TABLES = {
+    "verdicts": ("structure/*/verdicts.parquet", VerdictRow),
+    "correctness": ("correctness/*/correctness.parquet", CorrectnessRow),
+}
+"""Tables a pipeline without that stage lacks (and each export bundle lacks the other
+evaluator's): an empty, typed table stands in."""
 
 
 def query_text(name: str, kind: ReportKind = ABSTRACTION) -> str:

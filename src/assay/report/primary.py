@@ -61,6 +61,7 @@ def build_reports(
     counts = _by_run(rows_of(con, query_text("verdict_counts.sql", kind)))
     subjects = _by_run(rows_of(con, query_text("subject_table.sql", kind)))
     execution = _by_run(rows_of(con, query_text("execution.sql", kind)))
+    # only the abstraction report reads verdicts (the correctness bundle holds none)
     scored_with = {
         row["run"]: row["versions"]
         for row in rows_of(
@@ -68,6 +69,7 @@ def build_reports(
             "SELECT run, list(DISTINCT evaluator_version ORDER BY evaluator_version) AS versions "
             "FROM verdicts GROUP BY run",
         )
+        if kind == ABSTRACTION
     }
     extracted_with = {
         row["run"]: row["versions"]
@@ -197,12 +199,15 @@ def build_all(con: duckdb.DuckDBPyConnection) -> dict[str, dict[str, dict[str, A
     return {kind.name: build_reports(con, kind) for kind in KINDS}
 
 
+def report_json(report: dict[str, Any]) -> str:
+    """A report's JSON file: sorted, indented, one form only (export recomputes it)."""
+    return json.dumps(report, indent=2, sort_keys=True, default=str) + "\n"
+
+
 def write_reports(reports: dict[str, dict[str, dict[str, Any]]], out: Path) -> None:
     for kind_name, per_run in reports.items():
         for name, report in per_run.items():
             folder = out / "runs" / name
             folder.mkdir(parents=True, exist_ok=True)
-            (folder / f"{kind_name}.json").write_text(
-                json.dumps(report, indent=2, sort_keys=True, default=str) + "\n"
-            )
+            (folder / f"{kind_name}.json").write_text(report_json(report))
             (folder / f"{kind_name}.md").write_text(render_markdown(report))

@@ -11,5 +11,3 @@ CREATE OR REPLACE VIEW responses AS
   WHERE status = 'completed';
 CREATE OR REPLACE VIEW candidates AS
   SELECT * FROM read_parquet('{data}/extract/*/candidates.parquet', union_by_name = true);
-CREATE OR REPLACE VIEW verdicts AS
-  SELECT * FROM read_parquet('{data}/structure/*/verdicts.parquet', union_by_name = true);
