@@ -62,13 +62,17 @@ class Repo:
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Repo:
+    return copy_repo(tmp_path / "repo")
+
+
+def copy_repo(target: Path) -> Repo:
+    """A copy of the working tree at ``target``, committed in a new git repository."""
     tracked = subprocess.run(
         ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
         cwd=ROOT,
         capture_output=True,
         check=True,
     ).stdout
-    target = tmp_path / "repo"
     for name in filter(None, tracked.decode().split("\0")):
         source = ROOT / name
         if not source.is_file() or name == "dvc.lock":

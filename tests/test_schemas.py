@@ -68,3 +68,14 @@ def test_operating_record_covers_ledger_lines():
     assert schemas.first_error("paa-operating-record", "LedgerIntent", intent) is None
     negative = {**intent, "reservation_nano_usd": -1}
     assert schemas.first_error("paa-operating-record", "LedgerIntent", negative) is not None
+
+
+def test_ledger_outcome_holds_the_provider_result_but_its_body_and_text():
+    from assay.ledger_records import LedgerOutcome
+    from assay.providers.base import ProviderResult
+
+    stored_apart = {"raw", "text"}
+    added = {"type", "key", "response_digest", "text_digest", "at"}
+    assert (
+        set(LedgerOutcome.model_fields) == set(ProviderResult.model_fields) - stored_apart | added
+    )

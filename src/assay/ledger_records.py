@@ -1,19 +1,17 @@
 """The shapes of the ledger's lines (``assay.ledger``), as frozen records.
 
 The ledger writes plain JSON lines; these records say what each line holds, so a bundle can
-validate every line it carries against the ``paa-operating-record`` schema. An outcome holds
-the provider result without its raw body and text (stored content-addressed instead, by
-``response_digest`` and ``text_digest``), so its fields follow ``ProviderResult``.
+validate every line it carries against the ``paa-operating-record`` schema.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import Field, create_model
+from pydantic import Field
 
-from assay.providers.base import ProviderResult
-from assay.records import Frozen
+from assay.providers.base import Usage
+from assay.records import ExecutionStatus, Frozen
 
 Sha256 = str
 
@@ -41,23 +39,28 @@ class LedgerHalt(Frozen):
     at: float
 
 
-_STORED_APART = {"raw", "text"}
-_result_fields: dict[str, Any] = {
-    name: (field.annotation, field)
-    for name, field in ProviderResult.model_fields.items()
-    if name not in _STORED_APART
-}
-LedgerOutcome = create_model(  # type: ignore[call-overload]
-    "LedgerOutcome",
-    __base__=Frozen,
-    __doc__="A provider result without its body and text, which are stored by digest.",
-    type=(Literal["outcome"], ...),
-    key=(str, ...),
-    response_digest=(Sha256 | None, ...),
-    text_digest=(Sha256 | None, ...),
-    at=(float, ...),
-    **_result_fields,
-)
+class LedgerOutcome(Frozen):
+    """A provider result without its body and text, which are stored by digest. Its fields
+    are ``ProviderResult``'s but ``raw`` and ``text`` (a test holds them equal)."""
+
+    type: Literal["outcome"]
+    key: str
+    status: ExecutionStatus
+    reason: str | None
+    halt: bool
+    usage: Usage
+    cost_usd: float | None
+    generation_id: str | None
+    served_model: str | None
+    served_provider: str | None
+    finish_reason: str | None
+    detail: str | None
+    no_charge_proven: bool
+    latency_seconds: float
+    response_digest: Sha256 | None
+    text_digest: Sha256 | None
+    at: float
+
 
 LEDGER_RECORDS = {
     "header": "LedgerHeader",

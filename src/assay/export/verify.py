@@ -231,13 +231,14 @@ def _calls_and_candidates(bundle: _Bundle, run: mf.RunManifest, own: mf.BundleMa
         if call["text"] is not None and sha256_hex(call["text"]) != outcome["text_digest"]:
             raise Differs(cells_path, f"row {index}: its text is not the stored completion text")
     candidates_path = SHARED_TABLES[3].path(run.run, run.scenario)
-    texts = {(c["cell_id"], c["step"]): c for c in tables["cells"]}
+    calls = {(c["cell_id"], c["step"]): c for c in tables["cells"]}
     for index, candidate in enumerate(tables["candidates"]):
-        call = texts.get((candidate["cell_id"], candidate["step"]))
+        answered = calls.get((candidate["cell_id"], candidate["step"]))
         version = candidate["extraction_version"]
-        if call is None or version not in VERSIONS:
+        if answered is None or version not in VERSIONS:
             raise Differs(candidates_path, f"row {index}: no such call or extraction version")
-        again = extract_candidate(call["text"] if call["status"] == "completed" else None, version)
+        text = answered["text"] if answered["status"] == "completed" else None
+        again = extract_candidate(text, version)
         if (again.status, again.source) != (candidate["extract_status"], candidate["source"]):
             raise Differs(candidates_path, f"row {index}: not what extraction v{version} gives")
     for table in EVIDENCE_TABLES[own.kind]:

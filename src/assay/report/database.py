@@ -16,6 +16,7 @@ from pathlib import Path
 
 import duckdb
 import pyarrow as pa
+from pydantic import BaseModel
 
 from assay.metrics import MetricRow
 from assay.pipeline.structure import VerdictRow
@@ -34,7 +35,7 @@ TABLE_GLOBS = {
 }
 
 
-OPTIONAL_TABLES = {
+OPTIONAL_TABLES: dict[str, tuple[str, type[BaseModel]]] = {
     "verdicts": ("structure/*/verdicts.parquet", VerdictRow),
     "correctness": ("correctness/*/correctness.parquet", CorrectnessRow),
 }
