@@ -79,3 +79,10 @@ def test_ledger_outcome_holds_the_provider_result_but_its_body_and_text():
     assert (
         set(LedgerOutcome.model_fields) == set(ProviderResult.model_fields) - stored_apart | added
     )
+
+
+@pytest.mark.parametrize("name", schemas.NAMES)
+def test_schema_is_valid_draft_2020_12(name):
+    import jsonschema
+
+    jsonschema.Draft202012Validator.check_schema(json.loads(schemas.render(name)))

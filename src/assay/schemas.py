@@ -106,9 +106,7 @@ def _validator(schema_text: str, record: str) -> Any:
         raise KeyError(f"{schema.get('title')} defines no record {record!r}")
     entry = {k: v for k, v in schema.items() if k not in ("anyOf", "$ref")}
     entry["$ref"] = f"#/$defs/{record}"
-    cls = jsonschema.validators.validator_for(entry)
-    cls.check_schema(entry)
-    return cls(entry)
+    return jsonschema.validators.validator_for(entry)(entry)
 
 
 def first_error(name: str, record: str, value: Any, schema_text: str | None = None) -> str | None:
