@@ -19,7 +19,7 @@ import yaml
 from assay.export import manifest as mf
 from assay.export.build import ExportError, export_run
 from assay.export.verify import verify_bundle
-from tests.conftest import BIN, copy_repo
+from tests.conftest import BIN, Repo, copy_repo
 
 RUN = "sim-follower-v1"
 
@@ -246,3 +246,29 @@ def test_export_refuses_records_that_break_their_schema(pipeline, tmp_path):
     with pytest.raises(ExportError, match=r"verdicts.parquet: row 0 is not a valid VerdictRow"):
         export_run(RUN, data, repo.path / "ledger", tmp_path / "out")
     assert not (tmp_path / "out").exists()
+
+
+def test_changing_the_extraction_version_re_extracts_without_executing(pipeline, tmp_path):
+    """Through real `dvc repro` in a moved copy of the repository: extract and what reads
+    candidates re-run, execute never; the report and the bundles say which rules were used."""
+    shutil.copytree(pipeline[0].path, tmp_path / "moved", symlinks=True)
+    repo = Repo(tmp_path / "moved")
+    intents = (repo.path / "ledger").rglob("ledger.jsonl")
+    before = sum(p.read_text().count('"type":"intent"') for p in intents)
+    params = yaml.safe_load(repo.read("params.yaml"))
+    params["evaluators"]["extraction"] = 1
+    repo.write("params.yaml", yaml.safe_dump(params, sort_keys=False))
+
+    output = repo.dvc("repro").stdout
+    for stage in ("extract", "structure", "correctness", "export"):
+        assert f"Running stage '{stage}@{RUN}'" in output, stage
+    for stage in ("plan", "authorize", "execute"):
+        assert f"Running stage '{stage}@{RUN}'" not in output, stage
+    intents = (repo.path / "ledger").rglob("ledger.jsonl")
+    assert sum(p.read_text().count('"type":"intent"') for p in intents) == before
+    report = repo.read(f"data/report/runs/{RUN}/abstraction.md")
+    assert "candidates extracted with rules v1; the plan preregistered v2" in report
+    bundles = repo.path / "data" / "export" / RUN
+    manifest = json.loads((bundles / "abstraction" / mf.RUN_MANIFEST).read_text())
+    assert manifest["extraction_versions"] == [1]
+    assert _assay(repo, "verify", str(bundles)).returncode == 0

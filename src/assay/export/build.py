@@ -162,6 +162,15 @@ def run_records(data: Path, ledger_root: Path, run: str) -> tuple[dict[str, byte
     return files, manifest
 
 
+def _checked(manifest: mf.M) -> bytes:
+    """The manifest's bytes, after validating it against its schema like every record."""
+    name = type(manifest).__name__
+    error = first_error("paa-operating-record", name, manifest.model_dump(mode="json"))
+    if error:
+        raise ExportError(f"{name} of {getattr(manifest, 'run', '?')}: {error}")
+    return mf.dump(manifest)
+
+
 def _write(root: Path, files: dict[str, bytes]) -> None:
     for relative, data in files.items():
         target = root / relative
@@ -181,7 +190,7 @@ def _write_bundle(
     for table in EVIDENCE_TABLES[kind]:
         relative = table.path(run, scenario)
         own[relative] = _table_bytes(table, data / relative.removeprefix("data/"), run)
-    manifest_bytes = mf.dump(manifest)
+    manifest_bytes = _checked(manifest)
     _write(root, {**shared, **own, mf.RUN_MANIFEST: manifest_bytes})
     report = bundle_report(root, kind, run)
     own.update(report_files(kind, report))
@@ -197,7 +206,7 @@ def _write_bundle(
             files=tuple(mf.entry(path, own[path]) for path in sorted(own)),
         )
     )
-    (root / mf.BUNDLE_MANIFEST).write_bytes(mf.dump(bundle))
+    (root / mf.BUNDLE_MANIFEST).write_bytes(_checked(bundle))
     return len(shared) + len(own) + 2
 
 
