@@ -179,7 +179,7 @@ def _rewrite(path: Path, change) -> None:
     pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), path)
 
 
-def test_a_resealed_change_of_a_verdict_is_caught_by_recomputing_the_report(bundles):
+def test_a_resealed_change_of_a_verdict_is_caught_by_scoring_again(bundles):
     bundle = bundles / "abstraction"
     flipped = {"reused": "duplicated", "duplicated": "reused", "mixed": "reused"}
     _rewrite(
@@ -188,8 +188,29 @@ def test_a_resealed_change_of_a_verdict_is_caught_by_recomputing_the_report(bund
     )
     _reseal(bundle)
     result = verify_bundle(bundle)
-    assert result.path == "report/abstraction.json", result.line()
+    assert result.path == f"data/structure/{RUN}/verdicts.parquet", result.line()
+    assert "not what evaluator v7 gives" in result.reason
+
+
+def test_a_resealed_change_of_a_correctness_result_is_caught_by_recomputing_the_report(bundles):
+    bundle = bundles / "correctness"
+    flipped = {"correct": "incorrect", "incorrect": "correct"}
+    _rewrite(
+        bundle / "data" / "correctness" / RUN / "correctness.parquet",
+        lambda row: {**row, "status": flipped.get(row["status"], row["status"])},
+    )
+    _reseal(bundle)
+    result = verify_bundle(bundle)
+    assert result.path == "report/correctness.json", result.line()
     assert "recomputed from the bundle" in result.reason
+
+
+def test_a_resealed_edit_of_the_report_is_caught(bundles):
+    bundle = bundles / "abstraction"
+    path = bundle / "report" / "abstraction.md"
+    path.write_text(path.read_text().replace("| clean |", "| inconsistent |", 1))
+    _reseal(bundle)
+    assert verify_bundle(bundle).path == "report/abstraction.md"
 
 
 def test_a_resealed_change_of_a_candidate_is_caught_by_re_extracting(bundles):

@@ -9,7 +9,9 @@ In order, stopping at the first difference (a value, never an exception):
    its published columns;
 4. the run records agree: plan hash, authorization, fixture digests, ledger header, every
    call's response body and text against the ledger, every response body under its digest;
-5. candidates are re-extracted from the responses with the recorded extraction version;
+5. candidates are re-extracted from the responses with the recorded extraction version, and
+   (abstraction bundle) structural verdicts are scored again with the recorded evaluator
+   version; correctness results are not re-run (that needs Docker and the hidden vectors);
 6. the report is recomputed from the bundle (the pipeline's own DuckDB SQL) and compared
    byte for byte with the bundled report.
 """
@@ -32,6 +34,8 @@ from assay.export.report import bundle_report, report_files
 from assay.export.selection import EVIDENCE_TABLES, SHARED_TABLES, Table
 from assay.extract import VERSIONS, extract_candidate
 from assay.ledger_records import LEDGER_RECORDS
+from assay.pipeline.extract import CandidateRow
+from assay.pipeline.structure import verdict_for
 from assay.plan import load_plan
 from assay.records import Frozen
 from assay.schemas import first_error
@@ -241,8 +245,37 @@ def _calls_and_candidates(bundle: _Bundle, run: mf.RunManifest, own: mf.BundleMa
         again = extract_candidate(text, version)
         if (again.status, again.source) != (candidate["extract_status"], candidate["source"]):
             raise Differs(candidates_path, f"row {index}: not what extraction v{version} gives")
-    for table in EVIDENCE_TABLES[own.kind]:
-        bundle.table(table, own.columns)
+    evidence = {t.name: bundle.table(t, own.columns) for t in EVIDENCE_TABLES[own.kind]}
+    if "verdicts" in evidence:
+        _rescore(bundle, run, tables, evidence["verdicts"])
+
+
+def _rescore(
+    bundle: _Bundle,
+    run: mf.RunManifest,
+    tables: dict[str, list[dict[str, Any]]],
+    verdicts: list[dict[str, Any]],
+) -> None:
+    """Score every candidate again with the recorded structural evaluator version, from the
+    helper and primitives the bundle's subject table records (no hidden field is needed)."""
+    relative = EVIDENCE_TABLES["abstraction"][0].path(run.run, run.scenario)
+    subjects = {(s["subject"], s["arm"]): s for s in tables["subjects"]}
+    candidates = {(c["cell_id"], c["step"]): CandidateRow(**c) for c in tables["candidates"]}
+    if len(verdicts) != len(candidates):
+        raise Differs(relative, "does not hold one verdict per candidate")
+    for index, row in enumerate(verdicts):
+        candidate = candidates.get((row["cell_id"], row["step"]))
+        subject = subjects.get((row["subject"], row["arm"]))
+        if candidate is None or subject is None:
+            raise Differs(relative, f"row {index}: no such candidate or subject")
+        try:
+            again = verdict_for(candidate, subject["helper"], subject["helper_module"],
+                                subject["primitives"], row["evaluator_version"])  # fmt: skip
+        except (KeyError, ValueError):
+            raise Differs(relative, f"row {index}: unknown evaluator version") from None
+        if again != (row["verdict"], row["reason"]):
+            raise Differs(relative, f"row {index}: not what evaluator "
+                          f"v{row['evaluator_version']} gives ({again[0]}, {again[1]})")  # fmt: skip
 
 
 def _report(bundle: _Bundle, run: mf.RunManifest, own: mf.BundleManifest) -> None:
