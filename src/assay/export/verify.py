@@ -183,8 +183,13 @@ def _run_records(bundle: _Bundle, run: mf.RunManifest, _: mf.BundleManifest) -> 
     sources = f"data/subjects/{run.scenario}/sources.json"
     if sha256_hex((bundle.root / sources).read_bytes()) != plan.fixture_sources:
         raise Differs(sources, "is not the fixture manifest the plan binds")
-    if (bundle.root / "data/image/standard.json").exists():
-        bundle.json("data/image/standard.json", "paa-operating-record", "ImageRecord")
+    if plan.sandbox.get("image_id") != run.image_id:
+        raise Differs(plan_path, "pins another sandbox image than the manifest")
+    image = "data/image/standard.json"
+    if (bundle.root / image).exists():
+        pinned = bundle.json(image, "paa-operating-record", "ImageRecord")["image_id"]
+        if run.image_id is not None and pinned != run.image_id:
+            raise Differs(image, "is not the image the plan pins")
 
 
 def _ledger(bundle: _Bundle, run: mf.RunManifest) -> dict[str, dict[str, Any]]:
@@ -248,6 +253,10 @@ def _calls_and_candidates(bundle: _Bundle, run: mf.RunManifest, own: mf.BundleMa
     evidence = {t.name: bundle.table(t, own.columns) for t in EVIDENCE_TABLES[own.kind]}
     if "verdicts" in evidence:
         _rescore(bundle, run, tables, evidence["verdicts"])
+    for index, row in enumerate(evidence.get("correctness", ())):
+        if row["image"] != run.image_id:
+            relative = EVIDENCE_TABLES["correctness"][0].path(run.run, run.scenario)
+            raise Differs(relative, f"row {index}: run in another image than the plan pins")
 
 
 def _rescore(
