@@ -34,18 +34,20 @@ SCHEMA_DIR = Path(__file__).resolve().parents[2] / "schemas"
 def _members() -> dict[str, tuple[type[BaseModel], ...]]:
     # imported here: the records live across the package, and this module is imported by them
     from assay.authorize import Authorization
-    from assay.execute import CallRecord
+    from assay.evidence import (
+        CallRecord,
+        CandidateRow,
+        ImageRecord,
+        MetricRow,
+        PromptRow,
+        SubjectRow,
+        VerdictRow,
+    )
     from assay.export.manifest import BundleManifest, RunManifest
     from assay.export.selection import PublishedCorrectness
     from assay.fixtures.model import Task
     from assay.ledger_records import LedgerHalt, LedgerHeader, LedgerIntent, LedgerOutcome
-    from assay.metrics import MetricRow
-    from assay.pipeline.extract import CandidateRow
-    from assay.pipeline.render import PromptRow
-    from assay.pipeline.structure import VerdictRow
-    from assay.pipeline.subjects import SubjectRow
     from assay.plan import Plan
-    from assay.sandbox.image import ImageRecord
 
     return {
         "paa-task": (Task,),

@@ -23,6 +23,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from assay.digest import sha256_hex
+from assay.errors import EvidenceError
 from assay.export import manifest as mf
 from assay.export.report import bundle_report, report_files
 from assay.export.selection import EVIDENCE_TABLES, KINDS, SHARED_TABLES, Table
@@ -34,7 +35,7 @@ from assay.schemas import NAMES, first_error, render
 from assay.tables import schema_for
 
 
-class ExportError(ValueError):
+class ExportError(EvidenceError):
     """The destination is not new and empty, or the run's records are missing or invalid."""
 
 
@@ -72,15 +73,15 @@ def _table_bytes(table: Table, source: Path, run: str) -> bytes:
     if missing:
         raise ExportError(f"{source}: no column {missing[0]!r}")
     rows = arrow.select(list(table.columns)).to_pylist()
-    if table.per == "run":
+    if table.source.per == "run":
         rows = [row for row in rows if row["run"] == run]
-    record = table.record.__name__
+    record = table.row.__name__
     for index, row in enumerate(rows):
         error = first_error(table.schema_name, record, row)
         if error:
             raise ExportError(f"{source}: row {index} is not a valid {record}: {error}")
     with tempfile.TemporaryFile() as handle:
-        pq.write_table(pa.Table.from_pylist(rows, schema=schema_for(table.record)), handle)
+        pq.write_table(pa.Table.from_pylist(rows, schema=schema_for(table.row)), handle)
         handle.seek(0)
         return handle.read()
 

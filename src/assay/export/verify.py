@@ -29,12 +29,12 @@ import pyarrow.parquet as pq
 from pydantic import ValidationError
 
 from assay.digest import sha256_hex
+from assay.evidence import CandidateRow
 from assay.export import manifest as mf
 from assay.export.report import bundle_report, report_files
 from assay.export.selection import EVIDENCE_TABLES, SHARED_TABLES, Table
 from assay.extract import VERSIONS, extract_candidate
 from assay.ledger_records import LEDGER_RECORDS
-from assay.pipeline.extract import CandidateRow
 from assay.pipeline.structure import verdict_for
 from assay.plan import load_plan
 from assay.records import Frozen
@@ -141,7 +141,7 @@ class _Bundle:
             raise Differs(relative, f"columns are not the published ones: {arrow.column_names}")
         rows = arrow.to_pylist()
         for index, row in enumerate(rows):
-            error = first_error(table.schema_name, table.record.__name__, row,
+            error = first_error(table.schema_name, table.row.__name__, row,
                                 self.schema(table.schema_name))  # fmt: skip
             if error:
                 raise Differs(relative, f"row {index}: {error}")

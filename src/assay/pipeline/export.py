@@ -9,21 +9,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from assay import evidence
 from assay.export.build import Exported, ExportError, export_run
 from assay.export.selection import KINDS
 from assay.export.verify import verify_bundle
 from assay.params import Params
-from assay.pipeline import paths
 
 
 def export_dir(run_id: str) -> Path:
-    return paths.DATA / "export" / run_id
+    return evidence.DATA / "export" / run_id
 
 
 def run(run_id: str, params: Params) -> Exported:
     params.run(run_id)
     destination = export_dir(run_id)
-    exported = export_run(run_id, paths.DATA, Path(params.ledger_root), destination)
+    exported = export_run(run_id, evidence.DATA, Path(params.ledger_root), destination)
     for kind in KINDS:
         result = verify_bundle(destination / kind)
         if not result.verified:

@@ -3,19 +3,10 @@
 
 from __future__ import annotations
 
-from assay.execute import CallRecord
-from assay.extract import ExtractStatus, extract_candidate
+from assay import evidence
+from assay.evidence import CallRecord, CandidateRow
+from assay.extract import extract_candidate
 from assay.params import Params
-from assay.pipeline import paths
-from assay.records import CellKey
-from assay.tables import read_records, write_records
-
-
-class CandidateRow(CellKey):
-    execution_status: str
-    extract_status: ExtractStatus
-    source: str | None
-    extraction_version: int
 
 
 def candidate_rows(calls: list[CallRecord], version: int) -> list[CandidateRow]:
@@ -36,11 +27,6 @@ def candidate_rows(calls: list[CallRecord], version: int) -> list[CandidateRow]:
     return rows
 
 
-def read_candidates(run_id: str) -> list[CandidateRow]:
-    return read_records(paths.candidates_table(run_id), CandidateRow)
-
-
 def run(run_id: str, params: Params) -> None:
-    calls = read_records(paths.cells_table(run_id), CallRecord)
-    rows = candidate_rows(calls, params.evaluators.extraction)
-    write_records(paths.candidates_table(run_id), CandidateRow, rows)
+    rows = candidate_rows(evidence.read_calls(run_id), params.evaluators.extraction)
+    evidence.write_table(evidence.CANDIDATES, run_id, rows)

@@ -8,21 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from assay import evidence
+from assay.evidence import CandidateRow, VerdictRow
 from assay.fixtures.model import Scenario
 from assay.params import Params
-from assay.pipeline import paths
-from assay.pipeline.extract import CandidateRow, read_candidates
-from assay.pipeline.subjects import read_scenario
-from assay.records import CellKey, Verdict
+from assay.records import Verdict
 from assay.structure import score
-from assay.tables import write_records
-
-
-class VerdictRow(CellKey):
-    verdict: Verdict | None
-    """``None`` when there was no candidate to score (see ``reason``)."""
-    reason: str
-    evaluator_version: int
 
 
 def verdict_for(
@@ -30,7 +21,7 @@ def verdict_for(
 ) -> tuple[Verdict | None, str]:
     """One candidate's verdict and reason (``None`` and why, when there was no candidate)."""
     if c.source is None:
-        return None, c.extract_status if c.execution_status == "completed" else c.execution_status
+        return None, c.missing_reason
     result = score(
         c.source, helper=helper, helper_module=helper_module, primitives=primitives, version=version
     )
@@ -57,6 +48,6 @@ def verdict_rows(
 
 
 def run(run_id: str, params: Params) -> None:
-    scenario = read_scenario(params.run(run_id).scenario)
-    rows = verdict_rows(read_candidates(run_id), scenario, params.evaluators.structure)
-    write_records(paths.verdicts_table(run_id), VerdictRow, rows)
+    scenario = evidence.read_scenario(params.run(run_id).scenario)
+    rows = verdict_rows(evidence.read_candidates(run_id), scenario, params.evaluators.structure)
+    evidence.write_table(evidence.VERDICTS, run_id, rows)
