@@ -32,7 +32,7 @@ def pipeline(tmp_path_factory):
     params["runs"] = {RUN: params["runs"][RUN]}
     params["scenarios"] = [params["runs"][RUN]["scenario"]]
     repo.write("params.yaml", yaml.safe_dump(params, sort_keys=False))
-    output = repo.dvc("repro").stdout
+    output = repo.dvc("repro", timeout=1800).stdout  # the whole pipeline, Docker included
     assert f"Running stage 'export@{RUN}'" in output
     pristine = tmp_path_factory.mktemp("pristine") / "bundles"
     shutil.copytree(repo.path / "data" / "export" / RUN, pristine)
@@ -280,7 +280,7 @@ def test_changing_the_extraction_version_re_extracts_without_executing(pipeline,
     params["evaluators"]["extraction"] = 1
     repo.write("params.yaml", yaml.safe_dump(params, sort_keys=False))
 
-    output = repo.dvc("repro").stdout
+    output = repo.dvc("repro", timeout=1800).stdout
     for stage in ("extract", "structure", "correctness", "export"):
         assert f"Running stage '{stage}@{RUN}'" in output, stage
     for stage in ("plan", "authorize", "execute"):
