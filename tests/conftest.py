@@ -66,11 +66,12 @@ class Repo:
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Repo:
-    return copy_repo(tmp_path / "repo")
+    return make_repo(tmp_path / "repo")
 
 
-def copy_repo(target: Path) -> Repo:
-    """A copy of the working tree at ``target``, committed in a new git repository."""
+def make_repo(target: Path, *, with_lock: bool = False) -> Repo:
+    """A git repo at ``target`` holding the working tree's tracked and unignored files
+    (without ``dvc.lock`` unless ``with_lock``: a fresh clone as a user gets it)."""
     tracked = subprocess.run(
         ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
         cwd=ROOT,
@@ -79,7 +80,7 @@ def copy_repo(target: Path) -> Repo:
     ).stdout
     for name in filter(None, tracked.decode().split("\0")):
         source = ROOT / name
-        if not source.is_file() or name == "dvc.lock":
+        if not source.is_file() or (name == "dvc.lock" and not with_lock):
             continue
         destination = target / name
         destination.parent.mkdir(parents=True, exist_ok=True)

@@ -19,7 +19,7 @@ import yaml
 from assay.export import manifest as mf
 from assay.export.build import ExportError, export_run
 from assay.export.verify import verify_bundle
-from tests.conftest import BIN, Repo, copy_repo
+from tests.conftest import BIN, Repo, make_repo
 
 RUN = "sim-follower-v1"
 
@@ -27,7 +27,7 @@ RUN = "sim-follower-v1"
 @pytest.fixture(scope="module")
 def pipeline(tmp_path_factory):
     """A repository after `dvc repro` of one run, and a pristine copy of its export."""
-    repo = copy_repo(tmp_path_factory.mktemp("export") / "repo")
+    repo = make_repo(tmp_path_factory.mktemp("export") / "repo")
     params = yaml.safe_load(repo.read("params.yaml"))
     params["runs"] = {RUN: params["runs"][RUN]}
     params["scenarios"] = [params["runs"][RUN]["scenario"]]

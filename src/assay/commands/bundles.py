@@ -6,12 +6,12 @@ import argparse
 import time
 from pathlib import Path
 
-from assay.cli import UsageError
-from assay.params import ParamsError, load_params
+from assay.commands import UsageError
 
 
 def _export(args: argparse.Namespace) -> int:
     from assay.export.build import ExportError, export_run
+    from assay.params import ParamsError, load_params
 
     try:
         params = load_params(args.params)
@@ -65,10 +65,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     export = subparsers.add_parser(
         "export", help="write a run's abstraction/ and correctness/ bundles into a new folder"
     )
-    export.add_argument("run")
+    export.add_argument("run", help="a run declared in params.yaml (`assay run list`)")
     export.add_argument("dest", help="a new (or empty) folder; never overwritten")
-    export.add_argument("--data", default="data")
-    export.add_argument("--params", default="params.yaml")
+    export.add_argument("--data", default="data", help="the pipeline's data folder")
+    export.add_argument(
+        "--params", default="params.yaml", help="where the ledger lives (ledger_root)"
+    )
     export.set_defaults(handler=_export)
 
     verify = subparsers.add_parser(
@@ -80,5 +82,5 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     schemas = subparsers.add_parser("schemas", help="the paa-* JSON Schemas")
     schemas_sub = schemas.add_subparsers(dest="schemas_command", required=True)
     write = schemas_sub.add_parser("write", help="regenerate schemas/ from the records")
-    write.add_argument("--out", default="schemas")
+    write.add_argument("--out", default="schemas", help="folder to write the three schemas to")
     write.set_defaults(handler=_schemas_write)
