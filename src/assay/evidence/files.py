@@ -203,6 +203,7 @@ def read_runs(data: Path = paths.DATA) -> list[RunRow]:
                 requests=plan.budget.requests,
                 worst_case_usd=plan.budget.worst_case_usd,
                 preregistered_structure_evaluator=plan.analysis.structure_evaluator,
+                preregistered_extraction=plan.analysis.extraction,
             )
         )
     return rows

@@ -75,6 +75,8 @@ class CandidateRow(CellKey):
     execution_status: str
     extract_status: ExtractStatus
     source: str | None
+    extraction_version: int
+    """The extraction rules that produced it (``assay.extract``; ``evaluators.extraction``)."""
 
     @property
     def missing_reason(self) -> str:
@@ -139,3 +141,4 @@ class RunRow(Frozen):
     requests: int
     worst_case_usd: float
     preregistered_structure_evaluator: int
+    preregistered_extraction: int

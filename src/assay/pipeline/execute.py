@@ -126,7 +126,8 @@ def run(
         ledger = Ledger.open(ledger_root, run_id, plan.hash, paid=plan.budget.paid)
         rows = evidence.read_prompt_rows(plan.scenario)
         prompts = {key: row.prompt for key, row in rows.items()}
-        executor = Executor(plan, ledger, prompts, factory(plan), next_prompt=ChainRenderer(rows))
+        renderer = ChainRenderer(rows, plan.analysis.extraction)
+        executor = Executor(plan, ledger, prompts, factory(plan), next_prompt=renderer)
         records = executor.run()
     evidence.write_table(evidence.CELLS, run_id, records)
     return Executed(run=run_id, records=tuple(records), preflight=preflight)

@@ -62,6 +62,7 @@ def build_reports(
     subjects = _by_run(rows_of(con, query_text("subject_table.sql", kind)))
     execution = _by_run(rows_of(con, query_text("execution.sql", kind)))
     excluded = _by_run(rows_of(con, query_text("scenario_excluded.sql")))
+    # only the abstraction report reads verdicts (the correctness bundle holds none)
     scored_with = {
         row["run"]: row["versions"]
         for row in rows_of(
@@ -69,12 +70,25 @@ def build_reports(
             "SELECT run, list(DISTINCT evaluator_version ORDER BY evaluator_version) AS versions "
             "FROM verdicts GROUP BY run",
         )
+        if kind == ABSTRACTION
+    }
+    extracted_with = {
+        row["run"]: row["versions"]
+        for row in rows_of(
+            con,
+            "SELECT run, list(DISTINCT extraction_version ORDER BY extraction_version) AS versions "
+            "FROM candidates GROUP BY run",
+        )
     }
     return {
         run["run"]: {
             "report": kind.name,
             "scale": list(kind.scale),
-            "run": {**run, "structure_evaluator": scored_with.get(run["run"], [])},
+            "run": {
+                **run,
+                "structure_evaluator": scored_with.get(run["run"], []),
+                "extraction": extracted_with.get(run["run"], []),
+            },
             "execution": execution.get(run["run"], []),
             "excluded": excluded.get(run["run"], []),
             "outcome_counts": counts.get(run["run"], []),
@@ -120,6 +134,12 @@ def _header(report: dict[str, Any]) -> list[str]:
         parts.append(
             f"**Deviation from the plan:** scored with evaluator {scored}; the plan preregistered "
             f"v{preregistered}. This is a rescoring, not the preregistered analysis.\n"
+        )
+    if run["extraction"] not in ([], [run["preregistered_extraction"]]):
+        used = ", ".join(f"v{v}" for v in run["extraction"])
+        parts.append(
+            f"**Deviation from the plan:** candidates extracted with rules {used}; the plan "
+            f"preregistered v{run['preregistered_extraction']}.\n"
         )
     if run["authorization"] == "awaiting-authorization":
         parts.append(
@@ -187,12 +207,15 @@ def build_all(con: duckdb.DuckDBPyConnection) -> dict[str, dict[str, dict[str, A
     return {kind.name: build_reports(con, kind) for kind in KINDS}
 
 
+def report_json(report: dict[str, Any]) -> str:
+    """A report's JSON file: sorted, indented, one form only (export recomputes it)."""
+    return json.dumps(report, indent=2, sort_keys=True, default=str) + "\n"
+
+
 def write_reports(reports: dict[str, dict[str, dict[str, Any]]], out: Path) -> None:
     for kind_name, per_run in reports.items():
         for name, report in per_run.items():
             folder = out / "runs" / name
             folder.mkdir(parents=True, exist_ok=True)
-            (folder / f"{kind_name}.json").write_text(
-                json.dumps(report, indent=2, sort_keys=True, default=str) + "\n"
-            )
+            (folder / f"{kind_name}.json").write_text(report_json(report))
             (folder / f"{kind_name}.md").write_text(render_markdown(report))
