@@ -3,6 +3,7 @@
 import sys
 from collections import Counter
 
+from assay.authorize import SpendRefused
 from assay.ledger import LedgerBindingError
 from assay.params import load_params
 from assay.pipeline import execute
@@ -11,7 +12,7 @@ if __name__ == "__main__":
     run_id = sys.argv[1]
     try:
         executed = execute.run(run_id, load_params())
-    except LedgerBindingError as exc:
+    except (LedgerBindingError, SpendRefused) as exc:
         sys.exit(f"assay: {exc}")
     if executed.preflight is not None:
         print(f"{run_id}: pre-flight checks (free calls)\n{executed.preflight.render()}")
@@ -19,3 +20,5 @@ if __name__ == "__main__":
         sys.exit(f"assay: {executed.refusal()}")
     counts = Counter(r.status for r in executed.records)
     print(f"{run_id}: " + ", ".join(f"{n} {status}" for status, n in sorted(counts.items())))
+    if executed.retry_due:
+        sys.exit(f"assay: {executed.retry_message()}")

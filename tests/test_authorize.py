@@ -54,7 +54,8 @@ def test_matching_hash_without_opt_in_still_awaits(plan):
 )
 def test_anything_but_the_current_hash_twice_fails_loudly(plan, fields):
     values = {k: (plan.hash if v == "HASH" else v) for k, v in fields.items()}
-    with pytest.raises(AuthorizationError, match="the plan changed since it was approved"):
+    expected = "the plan changed since it was approved|is missing from runs.r in params.yaml"
+    with pytest.raises(AuthorizationError, match=expected):
         decide(plan, RunSpec(model="m", scenario="v1", allow_paid=True, **values))
 
 

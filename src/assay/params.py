@@ -29,6 +29,8 @@ class RunSpec(Frozen):
     allow_paid: bool = False
     authorization: str | None = None
     plan_ref: str | None = None
+    authorization_token: str | None = None
+    """Written by ``assay authorize`` with the run's ledger; names the ledger that may spend."""
 
 
 class AnalysisPlan(Frozen):
@@ -69,8 +71,11 @@ class Params(Frozen):
             if run.model not in self.models:
                 raise ValueError(f"runs.{run_id}.model: unknown model profile {run.model!r}")
             if run.scenario not in self.scenarios:
+                listed = ", ".join(self.scenarios) or "none"
                 raise ValueError(
-                    f"runs.{run_id}.scenario: {run.scenario!r} is not listed under 'scenarios'"
+                    f"run {run_id!r}: its scenario {run.scenario!r} is not listed under "
+                    f"'scenarios' (listed: {listed}): add it there or correct "
+                    f"runs.{run_id}.scenario"
                 )
         return self
 
@@ -102,5 +107,8 @@ def load_params(path: Path | str = "params.yaml") -> Params:
         return Params.model_validate(raw)
     except ValidationError as exc:
         first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "<root>"
-        raise ParamsError(f"{path}: field {where!r}: {first['msg']}") from None
+        where = ".".join(str(p) for p in first["loc"])
+        message = first["msg"].removeprefix("Value error, ")
+        if not where:  # a check across fields: its message names the run and field itself
+            raise ParamsError(f"{path}: {message}") from None
+        raise ParamsError(f"{path}: field {where!r}: {message}") from None

@@ -71,6 +71,9 @@ def runs_table(data: Path) -> pa.Table:
                 "authorization": auth.get("state"),
                 "cells": len(plan["cells"]),
                 "requests": plan["budget"]["requests"],
+                "admitted_requests": plan["budget"].get(
+                    "admitted_requests", plan["budget"]["requests"]
+                ),
                 "worst_case_usd": plan["budget"]["worst_case_usd"],
                 "preregistered_structure_evaluator": plan["analysis"]["structure_evaluator"],
             }
@@ -91,6 +94,7 @@ def runs_table(data: Path) -> pa.Table:
             ("authorization", pa.string()),
             ("cells", pa.int64()),
             ("requests", pa.int64()),
+            ("admitted_requests", pa.int64()),
             ("worst_case_usd", pa.float64()),
             ("preregistered_structure_evaluator", pa.int64()),
         ]
