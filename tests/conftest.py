@@ -60,15 +60,15 @@ class Repo:
         (self.path / relative).write_text(text, encoding="utf-8")
 
 
-@pytest.fixture
-def repo(tmp_path: Path) -> Repo:
+def make_repo(target: Path) -> Repo:
+    """A copy of the working tree (tracked and unignored files, no dvc.lock) at ``target``, in
+    its own git repo with one commit."""
     tracked = subprocess.run(
         ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
         cwd=ROOT,
         capture_output=True,
         check=True,
     ).stdout
-    target = tmp_path / "repo"
     for name in filter(None, tracked.decode().split("\0")):
         source = ROOT / name
         if not source.is_file() or name == "dvc.lock":
@@ -81,3 +81,8 @@ def repo(tmp_path: Path) -> Repo:
     copy.git("-c", "user.email=t@assay.invalid", "-c", "user.name=t", "add", "-A")
     copy.git("-c", "user.email=t@assay.invalid", "-c", "user.name=t", "commit", "-qm", "copy")
     return copy
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Repo:
+    return make_repo(tmp_path / "repo")

@@ -34,6 +34,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from pydantic import Field
+
 from assay.digest import canonical_json, sha256_hex
 from assay.providers.base import ProviderResult
 from assay.records import Frozen
@@ -60,7 +62,7 @@ class LedgerState(Frozen):
     outcomes: dict[str, dict[str, Any]]
     """The latest outcome of each call key."""
     halt_reason: str | None
-    attempts: dict[str, int] = {}
+    attempts: dict[str, int] = Field(default_factory=dict)
     """Intents written per call key: requests sent (or about to be) for that call."""
     authorization: AuthorizationRecord | None = None
 

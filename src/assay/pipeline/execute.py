@@ -217,7 +217,9 @@ def run(
         prompts = {key: row.prompt for key, row in rows.items()}
         executor = Executor(plan, opened, prompts, factory(plan), next_prompt=ChainRenderer(rows))
         records = executor.run()
-    return _written(run_id, records, preflight, free_remote=not plan.budget.paid and _is_remote(plan))
+    return _written(
+        run_id, records, preflight, free_remote=not plan.budget.paid and _is_remote(plan)
+    )
 
 
 def pending(plan: Plan, state: LedgerState) -> bool:

@@ -76,9 +76,7 @@ def run_checks(profile: ModelProfile, env: Mapping[str, str]) -> CheckReport:
         lines += checker.openai_compatible()
     else:
         lines += checker.azure()
-    lines = [
-        line.model_copy(update={"message": redact_text(line.message, key)}) for line in lines
-    ]
+    lines = [line.model_copy(update={"message": redact_text(line.message, key)}) for line in lines]
     return CheckReport(model=profile.model, lines=tuple(lines))
 
 

@@ -59,7 +59,7 @@ def forms(key: str) -> tuple[str, ...]:
     }
     for prefix in (b":", b"Bearer "):
         found.add(base64.b64encode(prefix + raw).decode())
-    for form in list(found):
+    for form in found:
         stripped = form.rstrip("=")
         if len(stripped) >= 8:
             found.add(stripped)

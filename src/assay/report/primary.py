@@ -165,8 +165,7 @@ def _table(rows: list[dict[str, Any]], columns: list[str]) -> str:
         return "_none_\n"
     lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
     lines += [
-        "| " + " | ".join("—" if r[c] is None else str(r[c]) for c in columns) + " |"
-        for r in rows
+        "| " + " | ".join("—" if r[c] is None else str(r[c]) for c in columns) + " |" for r in rows
     ]
     return "\n".join(lines) + "\n"
 
