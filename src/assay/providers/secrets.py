@@ -59,11 +59,9 @@ def forms(key: str) -> tuple[str, ...]:
     }
     for prefix in (b":", b"Bearer "):
         found.add(base64.b64encode(prefix + raw).decode())
-    for form in found:
-        stripped = form.rstrip("=")
-        if len(stripped) >= 8:
-            found.add(stripped)
-    return tuple(sorted((f for f in found if f), key=len, reverse=True))
+    unpadded = {form.rstrip("=") for form in found}
+    every = found | {form for form in unpadded if len(form) >= 8}
+    return tuple(sorted((f for f in every if f), key=len, reverse=True))
 
 
 def redact_text(text: str, key: str | None) -> str:
