@@ -44,11 +44,13 @@ class Authorization(Frozen):
 
 
 def decide(plan: Plan, run: RunSpec) -> Authorization:
+    plan_hash = plan.hash  # computed once: it hashes the whole plan
+
     def result(state: AuthorizationState, reason: str) -> Authorization:
         return Authorization(
             run=plan.run,
             state=state,
-            plan_hash=plan.hash,
+            plan_hash=plan_hash,
             cells=len(plan.cells),
             requests=plan.budget.requests,
             worst_case_usd=plan.budget.worst_case_usd,
@@ -70,10 +72,10 @@ def decide(plan: Plan, run: RunSpec) -> Authorization:
                 f"{other} names a plan; both must name the plan you inspected. Run "
                 f"`assay plan show {plan.run}`, then `assay authorize {plan.run} --plan-hash HASH`."
             )
-        if value != plan.hash:
+        if value != plan_hash:
             raise AuthorizationError(
                 f"run {plan.run!r}: the plan changed since it was approved: runs.{plan.run}.{field} "
-                f"is {value} but the current plan hash is {plan.hash}. Inspect the new plan "
+                f"is {value} but the current plan hash is {plan_hash}. Inspect the new plan "
                 f"(assay plan show {plan.run}) and authorize it again."
             )
     if not run.allow_paid:

@@ -185,15 +185,16 @@ def run(
     params.yaml still authorizes the plan as the authorize stage recorded, that the plan is
     still the current one, and that its ledger may spend (``check_spendable``)."""
     plan = read_plan(run_id)
+    plan_hash = plan.hash
     recorded = read_authorization(run_id)
-    if recorded.plan_hash != plan.hash:
+    if recorded.plan_hash != plan_hash:
         raise SpendRefused(
             f"run {run_id!r}: the authorization was decided for another plan; nothing was sent. "
             "Run `dvc repro` (without --single-item)"
         )
     ledger_root = Path(params.ledger_root)
     spec = params.run(run_id)
-    ledger = Ledger.at(ledger_root, run_id, plan.hash)
+    ledger = Ledger.at(ledger_root, run_id, plan_hash)
     if plan.budget.paid:
         try:
             current = decide(plan, spec)
@@ -212,7 +213,7 @@ def run(
         preflight = checks(plan.model, env)
         if not preflight.passed:
             return Executed(run=run_id, preflight=preflight)
-    with Ledger.open(ledger_root, run_id, plan.hash, paid=plan.budget.paid).exclusive() as opened:
+    with Ledger.open(ledger_root, run_id, plan_hash, paid=plan.budget.paid).exclusive() as opened:
         rows = read_prompt_rows(plan.scenario)
         prompts = {key: row.prompt for key, row in rows.items()}
         executor = Executor(plan, opened, prompts, factory(plan), next_prompt=ChainRenderer(rows))
