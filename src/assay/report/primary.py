@@ -194,9 +194,9 @@ def _header(report: dict[str, Any]) -> list[str]:
         partial = ""
         if run["admitted_requests"] < run["requests"]:
             partial = (
-                f" **The ceiling admits {run['admitted_requests']} of {run['requests']} "
-                "requests**: the run would halt part-way (raise ceiling_usd, or authorize with "
-                "--accept-partial)."
+                f" Warning: **the ceiling admits {run['admitted_requests']} of {run['requests']} "
+                "requests**, so the run would halt part-way (raise ceiling_usd, or authorize "
+                "with --accept-partial)."
             )
         parts.append(
             f"**Awaiting authorization.** Nothing was spent. Plan hash `{run['plan_hash']}`, "
