@@ -17,6 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
+from assay.errors import AuthorizationError
 from assay.ledger import Ledger, LedgerState
 from assay.params import RunSpec
 from assay.plan import Plan
@@ -25,12 +26,9 @@ from assay.records import Frozen
 AuthorizationState = Literal["free", "authorized", "awaiting-authorization"]
 
 
-class AuthorizationError(ValueError):
-    """The authorization in params.yaml does not match the plan."""
-
-
-class SpendRefused(RuntimeError):
-    """A paid run may not send: the message says why and what to do; nothing was sent."""
+class SpendRefused(AuthorizationError):
+    """A paid run may not send here and now (revoked, stale, or its ledger is not where it was
+    authorized): the message says why and what to do; nothing was sent."""
 
 
 class Authorization(Frozen):

@@ -19,6 +19,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
+from assay import evidence
 from assay.authorize import (
     Authorization,
     AuthorizationError,
@@ -26,24 +27,22 @@ from assay.authorize import (
     check_spendable,
     decide,
 )
-from assay.execute import FREE_ATTEMPTS, CallRecord, Executor, call_key, record_for, retryable
+from assay.errors import EvidenceError
+from assay.evidence import CallRecord, PromptRow
+from assay.execute import FREE_ATTEMPTS, Executor, call_key, record_for, retryable
 from assay.extract import extract_candidate
 from assay.fixtures.chain import append_step
 from assay.ledger import Ledger, LedgerState
 from assay.params import Params
-from assay.pipeline import paths
-from assay.pipeline.authorize import read_authorization
-from assay.pipeline.plan import make_plan, read_plan
-from assay.pipeline.render import PromptRow, read_prompt_rows
-from assay.pipeline.subjects import read_scenario
+from assay.pipeline.plan import make_plan
 from assay.plan import Plan, PlannedCell
 from assay.providers.base import ModelProfile, Provider
 from assay.providers.check import CheckReport, run_checks
+from assay.providers.factory import ProviderConfigError, make_provider
 from assay.providers.replay import ReplayProvider
 from assay.providers.simulated import SimulatedProvider, answer_book
 from assay.records import Frozen
 from assay.render import PROMPT_PROFILES, render_files
-from assay.tables import write_records
 
 Checks = Callable[[ModelProfile, Mapping[str, str]], CheckReport]
 
@@ -103,15 +102,15 @@ def provider_factory(plan: Plan) -> Callable[[], Provider]:
 
     def make() -> Provider:
         if profile.provider == "simulated":
-            return SimulatedProvider(profile, answer_book(read_scenario(plan.scenario).subjects))
+            return SimulatedProvider(
+                profile, answer_book(evidence.read_scenario(plan.scenario).subjects)
+            )
         if profile.provider == "replay":
             if not profile.replay_ledger:
-                raise ValueError(
+                raise ProviderConfigError(
                     "a replay profile needs replay_ledger (the earlier run's ledger folder)"
                 )
             return ReplayProvider(Path(profile.replay_ledger))
-        from assay.providers.factory import make_provider
-
         return make_provider(profile, env=os.environ)
 
     return make
@@ -184,11 +183,11 @@ def run(
     """Execute one run. A paid run re-checks, immediately before its pre-flight, that
     params.yaml still authorizes the plan as the authorize stage recorded, that the plan is
     still the current one, and that its ledger may spend (``check_spendable``)."""
-    plan = read_plan(run_id)
+    plan = evidence.read_plan(run_id)
     plan_hash = plan.hash
-    recorded = read_authorization(run_id)
+    recorded = evidence.read_authorization(run_id)
     if recorded.plan_hash != plan_hash:
-        raise SpendRefused(
+        raise EvidenceError(
             f"run {run_id!r}: the authorization was decided for another plan; nothing was sent. "
             "Run `dvc repro` (without --single-item)"
         )
@@ -214,7 +213,7 @@ def run(
         if not preflight.passed:
             return Executed(run=run_id, preflight=preflight)
     with Ledger.open(ledger_root, run_id, plan_hash, paid=plan.budget.paid).exclusive() as opened:
-        rows = read_prompt_rows(plan.scenario)
+        rows = evidence.read_prompt_rows(plan.scenario)
         prompts = {key: row.prompt for key, row in rows.items()}
         executor = Executor(plan, opened, prompts, factory(plan), next_prompt=ChainRenderer(rows))
         records = executor.run()
@@ -239,7 +238,7 @@ def _written(
     *,
     free_remote: bool = False,
 ) -> Executed:
-    write_records(paths.cells_table(run_id), CallRecord, list(records))
+    evidence.write_table(evidence.CELLS, run_id, list(records))
     return Executed(
         run=run_id, records=tuple(records), preflight=preflight, free_remote=free_remote
     )

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from assay import evidence
 from assay.params import Params
-from assay.pipeline import paths
 from assay.report.costs import build_costs, write_costs
 from assay.report.database import connect
 from assay.report.primary import build_all, headline_metrics, plot_rows, write_reports
@@ -25,14 +25,14 @@ def _write_csv(path: Path, columns: Sequence[str], rows: list[dict[str, Any]]) -
 
 
 def run(params: Params) -> None:
-    out = paths.report_dir()
-    con = connect(paths.DATA)
+    out = evidence.report_dir()
+    con = connect(evidence.DATA)
     reports = build_all(con)
     write_reports(reports, out)
     scenario_reports = build_scenario_reports(con, reports["abstraction"])
     write_costs(build_costs(con, params.report.metrics_reference_arm), out)
     write_scenario_reports(scenario_reports, out)
-    tracked = paths.TRACKED_RESULTS
+    tracked = evidence.TRACKED_RESULTS
     tracked.mkdir(parents=True, exist_ok=True)
     metrics = json.dumps(headline_metrics(reports), indent=2, sort_keys=True)
     (tracked / "metrics.json").write_text(metrics + "\n")
