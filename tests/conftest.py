@@ -60,9 +60,14 @@ class Repo:
         (self.path / relative).write_text(text, encoding="utf-8")
 
 
-def make_repo(target: Path) -> Repo:
-    """A copy of the working tree (tracked and unignored files, no dvc.lock) at ``target``, in
-    its own git repo with one commit."""
+@pytest.fixture
+def repo(tmp_path: Path) -> Repo:
+    return make_repo(tmp_path / "repo")
+
+
+def make_repo(target: Path, *, with_lock: bool = False) -> Repo:
+    """A git repo at ``target`` holding the working tree's tracked and unignored files
+    (without ``dvc.lock`` unless ``with_lock``: a fresh clone as a user gets it)."""
     tracked = subprocess.run(
         ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
         cwd=ROOT,
@@ -71,7 +76,7 @@ def make_repo(target: Path) -> Repo:
     ).stdout
     for name in filter(None, tracked.decode().split("\0")):
         source = ROOT / name
-        if not source.is_file() or name == "dvc.lock":
+        if not source.is_file() or (name == "dvc.lock" and not with_lock):
             continue
         destination = target / name
         destination.parent.mkdir(parents=True, exist_ok=True)
@@ -81,8 +86,3 @@ def make_repo(target: Path) -> Repo:
     copy.git("-c", "user.email=t@assay.invalid", "-c", "user.name=t", "add", "-A")
     copy.git("-c", "user.email=t@assay.invalid", "-c", "user.name=t", "commit", "-qm", "copy")
     return copy
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Repo:
-    return make_repo(tmp_path / "repo")
