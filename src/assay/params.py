@@ -48,6 +48,8 @@ class RunSpec(Frozen):
     allow_paid: StrictBool = False
     authorization: str | None = None
     plan_ref: str | None = None
+    authorization_token: str | None = None
+    """Written by ``assay authorize`` with the run's ledger; names the ledger that may spend."""
 
 
 class AnalysisPlan(Frozen):
