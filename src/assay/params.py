@@ -45,12 +45,42 @@ class Evaluators(Frozen):
     """The versions the evaluator stages score with now (not part of the plan)."""
 
     structure: int = 7
+    structure_runs: dict[str, int] = {}
+    """Per-run rescoring (``assay rescore RUN --structure-version V``): the version that run's
+    reports score with instead of ``structure``. Every version is scored side by side anyway."""
+
+    @model_validator(mode="after")
+    def _versions_registered(self) -> Evaluators:
+        from assay.structure.versions import EVALUATOR_VERSIONS
+
+        for where, number in [("structure", self.structure)] + [
+            (f"structure_runs.{run}", n) for run, n in self.structure_runs.items()
+        ]:
+            if number not in EVALUATOR_VERSIONS:
+                known = ", ".join(str(n) for n in sorted(EVALUATOR_VERSIONS))
+                raise ValueError(f"evaluators.{where}: unknown version {number} (known: {known})")
+        return self
+
+
+class CostRuns(Frozen):
+    """Which runs the duplication-cost report pools (``report.cost_runs``). Every filter given
+    must match; simulated runs are left out unless ``include_simulated`` is true."""
+
+    runs: tuple[str, ...] | None = None
+    scenarios: tuple[str, ...] | None = None
+    models: tuple[str, ...] | None = None
+    """Model profile names (keys of ``models``)."""
+    include_simulated: bool = False
 
 
 class ReportOptions(Frozen):
     metrics_reference_arm: str | None = None
     """The arm every other arm is compared with in the metrics report (default: the scenario's
     reference arm, ``clean`` or ``mess-00``)."""
+    cost_runs: CostRuns = CostRuns()
+    adjudications: str = "adjudications.yaml"
+    """Human decisions on ``ambiguous`` cells (see ``assay adjudicate``); reported beside the
+    preregistered result, never instead of it."""
 
 
 class Params(Frozen):
@@ -72,7 +102,26 @@ class Params(Frozen):
                 raise ValueError(
                     f"runs.{run_id}.scenario: {run.scenario!r} is not listed under 'scenarios'"
                 )
+        for run_id in self.evaluators.structure_runs:
+            if run_id not in self.runs:
+                raise ValueError(f"evaluators.structure_runs: unknown run {run_id!r}")
+        chosen = self.report.cost_runs
+        for field, known in (
+            ("runs", self.runs),
+            ("scenarios", self.scenarios),
+            ("models", self.models),
+        ):
+            unknown = sorted(set(getattr(chosen, field) or ()) - set(known))
+            if unknown:
+                raise ValueError(
+                    f"report.cost_runs.{field}: unknown {', '.join(map(repr, unknown))} "
+                    f"(declared: {', '.join(known)})"
+                )
         return self
+
+    def structure_version(self, run_id: str) -> int:
+        """The structural evaluator version ``run_id``'s reports score with."""
+        return self.evaluators.structure_runs.get(run_id, self.evaluators.structure)
 
     def run(self, run_id: str) -> RunSpec:
         try:

@@ -44,6 +44,11 @@ def verdicts_table(run: str) -> Path:
     return DATA / "structure" / run / "verdicts.parquet"
 
 
+def verdict_versions_table(run: str) -> Path:
+    """Every registered structural evaluator version's verdicts, side by side."""
+    return DATA / "structure" / run / "versions.parquet"
+
+
 def image_record(kind: str = "standard") -> Path:
     return DATA / "image" / f"{kind}.json"
 

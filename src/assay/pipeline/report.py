@@ -30,7 +30,11 @@ def run(params: Params) -> None:
     reports = build_all(con)
     write_reports(reports, out)
     scenario_reports = build_scenario_reports(con, reports["abstraction"])
-    write_costs(build_costs(con, params.report.metrics_reference_arm), out)
+    profiles = {name: spec.model for name, spec in params.runs.items()}
+    costs = build_costs(
+        con, params.report.metrics_reference_arm, params.report.cost_runs, profiles
+    )
+    write_costs(costs, out)
     write_scenario_reports(scenario_reports, out)
     tracked = paths.TRACKED_RESULTS
     tracked.mkdir(parents=True, exist_ok=True)

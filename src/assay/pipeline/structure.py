@@ -1,7 +1,10 @@
 """``structure`` stage: every candidate → one structural verdict, evaluator version in each row.
 
-A pure function of candidates, subjects and the evaluator version: rescoring with another
-version is ``dvc repro`` after changing ``evaluators.structure``.
+A pure function of candidates, subjects and the evaluator versions. ``verdicts.parquet`` holds
+the verdicts of the version the reports score with (``evaluators.structure``, or a run's entry
+in ``evaluators.structure_runs``, see ``assay rescore``); ``versions.parquet`` holds every
+registered version's verdicts side by side, so a rescoring never overwrites one and the report
+can show which cells another version changes. Nothing here re-runs ``execute``.
 """
 
 from __future__ import annotations
@@ -13,7 +16,8 @@ from assay.pipeline.extract import CandidateRow, read_candidates
 from assay.pipeline.subjects import read_scenario
 from assay.records import CellKey, Verdict
 from assay.structure import score
-from assay.tables import write_records
+from assay.structure.versions import EVALUATOR_VERSIONS
+from assay.tables import read_records, write_records
 
 
 class VerdictRow(CellKey):
@@ -55,7 +59,18 @@ def verdict_rows(
     return rows
 
 
+def read_verdict_versions(run_id: str) -> list[VerdictRow]:
+    return read_records(paths.verdict_versions_table(run_id), VerdictRow)
+
+
 def run(run_id: str, params: Params) -> None:
     scenario = read_scenario(params.run(run_id).scenario)
-    rows = verdict_rows(read_candidates(run_id), scenario, params.evaluators.structure)
-    write_records(paths.verdicts_table(run_id), VerdictRow, rows)
+    candidates = read_candidates(run_id)
+    scored = {
+        version: verdict_rows(candidates, scenario, version)
+        for version in sorted(EVALUATOR_VERSIONS)
+    }
+    chosen = params.structure_version(run_id)
+    write_records(paths.verdicts_table(run_id), VerdictRow, scored[chosen])
+    every = [row for version in sorted(scored) for row in scored[version]]
+    write_records(paths.verdict_versions_table(run_id), VerdictRow, every)

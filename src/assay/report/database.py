@@ -20,7 +20,7 @@ import pyarrow as pa
 from assay.metrics import MetricRow
 from assay.report.kinds import ABSTRACTION, KINDS, ReportKind
 from assay.sandbox.cells import CorrectnessRow
-from assay.stats import sign_test
+from assay.stats import sign_test_p
 from assay.tables import schema_for
 
 BASE_VIEWS = ("views.sql", "outcomes.sql", "metric_changes.sql")
@@ -44,7 +44,7 @@ def query_text(name: str, kind: ReportKind = ABSTRACTION) -> str:
 
 
 def _sign_test_p(favouring: int, against: int) -> float:
-    return sign_test(int(favouring), int(against)).p_value
+    return sign_test_p(int(favouring), int(against))
 
 
 def runs_table(data: Path) -> pa.Table:

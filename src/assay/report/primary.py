@@ -16,6 +16,7 @@ import duckdb
 
 from assay.report.database import query_text
 from assay.report.kinds import ABSTRACTION, CORRECTNESS, KINDS, ReportKind
+from assay.stats import decide
 
 SIMULATED_BANNER = (
     "> **SIMULATED MODEL.** These answers come from assay's seeded stand-in, not from a language "
@@ -24,7 +25,13 @@ SIMULATED_BANNER = (
 TEST_COLUMNS = [
     "step", "reference_arm", "arm", "complete_subjects", "incomplete_subjects",
     "favouring_reference", "favouring_arm", "ties", "p_value", "significant", "descriptive_only",
+    "note",
 ]  # fmt: skip
+SECONDARY_NOTE = (
+    "Correctness is a secondary diagnostic, not a second confirmatory hypothesis: these sign "
+    "tests describe the arms and are never called significant. Passing finite cases is not "
+    "evidence of reuse, and reuse is not evidence of correctness."
+)
 
 
 def rows_of(con: duckdb.DuckDBPyConnection, sql: str) -> list[dict[str, Any]]:
@@ -40,15 +47,28 @@ def _by_run(rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
     return grouped
 
 
-def _sign_tests(comparisons: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def sign_test_rows(
+    comparisons: list[dict[str, Any]], kind: ReportKind = ABSTRACTION
+) -> list[dict[str, Any]]:
+    """Each comparison row with ``significant``, ``descriptive_only`` and ``note`` from
+    :func:`assay.stats.decide` (the one place they are decided); a secondary report's rows
+    are never significant."""
     tests = []
     for c in comparisons:
         p = round(c["p_value"], 10)
-        descriptive = c["complete_subjects"] < c["minimum_subjects"]
-        significant = (not descriptive) and p < c["alpha"]
-        tests.append(
-            {**c, "p_value": p, "significant": significant, "descriptive_only": descriptive}
+        inference = decide(
+            p,
+            c["alpha"],
+            non_tied=c["favouring_reference"] + c["favouring_arm"],
+            ties=c["ties"],
+            complete_subjects=c["complete_subjects"],
+            minimum_subjects=c["minimum_subjects"],
         )
+        row = {**c, "p_value": p, **inference.model_dump()}
+        if not kind.confirmatory:
+            row["significant"] = None
+            row["note"] = "secondary diagnostic (descriptive): " + inference.note
+        tests.append(row)
     return tests
 
 
@@ -77,7 +97,7 @@ def build_reports(
             "execution": execution.get(run["run"], []),
             "outcome_counts": counts.get(run["run"], []),
             "subjects": subjects.get(run["run"], []),
-            "sign_tests": _sign_tests(comparisons.get(run["run"], [])),
+            "sign_tests": sign_test_rows(comparisons.get(run["run"], []), kind),
         }
         for run in runs
     }
@@ -130,6 +150,8 @@ def render_markdown(report: dict[str, Any]) -> str:
     parts.append("## Provider calls\n")
     parts.append(_table(report["execution"], ["status", "calls", "reserved_usd", "reported_usd"]))
     parts.append("## Paired sign test (reference arm against each arm)\n")
+    if not kind.confirmatory:
+        parts.append(SECONDARY_NOTE + "\n")
     parts.append(
         f"Lower ordinal median over repeats ({scale}); a subject with any missing cell is incomplete "
         "and leaves the comparison. `favouring_reference` = subjects where the reference arm scored "
@@ -158,6 +180,8 @@ def headline_metrics(reports: dict[str, dict[str, dict[str, Any]]]) -> dict[str,
             }
             for arm in report["run"]["arms"]:
                 entry[f"{top}_{arm}"] = counted.get(arm, 0)
+            if not kind.confirmatory:
+                continue  # a secondary diagnostic: no p-values among the headline numbers
             for test in report["sign_tests"]:
                 if test["step"] == 1:
                     entry[f"{kind.prefix}p_{test['arm']}"] = test["p_value"]
