@@ -30,6 +30,9 @@ COMMAND_MODULES = (
     "assay.commands.check_provider",
     "assay.commands.measure",
     "assay.commands.costs",
+    "assay.commands.rescore",
+    "assay.commands.compare",
+    "assay.commands.adjudicate",
 )
 
 

@@ -1,7 +1,8 @@
 """A DuckDB connection with views over every table of every run, for reports and for people.
 
 Views: ``subjects``, ``prompts``, ``cells``, ``responses``, ``candidates``, ``verdicts``,
-``correctness`` (one Parquet file per scenario or run each), ``runs`` (one row per planned run:
+``correctness`` (one Parquet file per scenario or run each), ``verdict_versions`` (every
+registered structural evaluator version's verdicts, side by side), ``runs`` (one row per planned run:
 model, scenario, analysis plan, plan hash and authorization state), and the derived
 ``outcomes``, ``arm_medians`` and ``pairs`` (abstraction) and ``correctness_outcomes``,
 ``correctness_arm_medians`` and ``correctness_pairs`` (correctness), ``metrics`` (the measure
@@ -18,6 +19,7 @@ import duckdb
 import pyarrow as pa
 
 from assay.metrics import MetricRow
+from assay.pipeline.structure import VerdictRow
 from assay.report.kinds import ABSTRACTION, KINDS, ReportKind
 from assay.sandbox.cells import CorrectnessRow
 from assay.stats import sign_test_p
@@ -34,7 +36,10 @@ TABLE_GLOBS = {
 }
 
 
-OPTIONAL_TABLES = {"correctness": ("correctness/*/correctness.parquet", CorrectnessRow)}
+OPTIONAL_TABLES = {
+    "correctness": ("correctness/*/correctness.parquet", CorrectnessRow),
+    "verdict_versions": ("structure/*/versions.parquet", VerdictRow),
+}
 """Tables a pipeline without that stage lacks: an empty, typed table stands in."""
 
 

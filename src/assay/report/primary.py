@@ -158,6 +158,7 @@ def render_markdown(report: dict[str, Any]) -> str:
         "higher (the other arm regressed).\n\n"
     )
     parts.append(_table(report["sign_tests"], TEST_COLUMNS))
+    parts += _rescoring_section(report) + _adjudication_section(report)
     parts.append("## Outcomes per arm\n")
     parts.append(_table(report["outcome_counts"], ["step", "arm", "outcome", "cells"]))
     parts.append("## Subjects\n")
@@ -165,6 +166,41 @@ def render_markdown(report: dict[str, Any]) -> str:
         _table(report["subjects"], ["step", "subject", "arm", "cells", "complete", "lower_median"])
     )
     return "\n".join(parts)
+
+
+def _rescoring_section(report: dict[str, Any]) -> list[str]:
+    lines = report.get("rescoring")
+    if not lines:
+        return []
+    name = report["run"]["run"]
+    return [
+        "## Rescoring with other evaluator versions\n",
+        "".join(f"- {line}\n" for line in lines)
+        + f"\nEvery changed cell: `data/report/rescore/{name}.md`.\n",
+    ]
+
+
+def _adjudication_section(report: dict[str, Any]) -> list[str]:
+    adjudication = report.get("adjudication")
+    if adjudication is None:
+        return []
+    parts = ["## With human adjudication of ambiguous cells (not the preregistered result)\n"]
+    parts.append(
+        f"{adjudication['ambiguous_cells']} cells are ambiguous under the preregistered "
+        f"v{adjudication['version']}; {adjudication['adjudicated_cells']} are adjudicated in "
+        f"`{adjudication['source']}`. *Without* is the preregistered result above; *with* "
+        "replaces only the adjudicated cells.\n\n"
+    )
+    if adjudication["adjudicated_cells"]:
+        parts.append(_table(adjudication["tests"], [
+            "step", "arm", "p_without", "p_with", "significant_without", "significant_with",
+            "complete_without", "complete_with",
+        ]))  # fmt: skip
+        parts.append("\n")
+        parts.append(
+            _table(adjudication["entries"], ["cell_id", "step", "verdict", "adjudicator", "rationale"])
+        )
+    return parts
 
 
 def headline_metrics(reports: dict[str, dict[str, dict[str, Any]]]) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from typing import Any
 
 import duckdb
 
+from assay.report.compare import EXPLORATORY, sentence
 from assay.report.database import query_text
 from assay.report.primary import SIMULATED_BANNER, rows_of
 
@@ -104,6 +105,13 @@ def render_scenario_markdown(report: dict[str, Any]) -> str:
             "reused less at that arm):\n"
         )
         parts.append(_side_by_side(report["arms"][1:], runs, tables["tests"], _test_text))
+    comparisons = report.get("model_comparisons") or []
+    if comparisons:
+        parts.append("## Cross-model comparison (exploratory)\n")
+        parts.append(f"_{EXPLORATORY.capitalize()}._ Per subject, cells that reused the helper.\n")
+        parts.append(
+            "".join(f"- {sentence(c, t)}\n" for c in comparisons for t in c["tests"])
+        )
     return "\n".join(parts)
 
 
