@@ -2,9 +2,12 @@
 
 A reference implementation that needs 60% of its deadline (on an idle host: 1.5 s of CPU, 3 s
 at half a CPU out of 5 s) runs four at a time, as the correctness stage runs them, while CPU
-hogs oversubscribe the machine three times over. Each case then takes longer than its deadline
-in wall-clock time (asserted, so the test cannot pass on an idle machine by luck), and every
-case must still pass: the deadline counts CPU time and time not spent waiting for a CPU.
+hogs (three per core, in containers, so they compete with the sandbox containers under the same
+cgroup parent whatever the host's cgroup layout) oversubscribe the machine three times over.
+Each case then takes longer than its deadline in wall-clock time (asserted, so the test cannot
+pass on an idle machine by luck), and every case must still pass: the deadline counts CPU time
+and time not spent waiting for a CPU. On a host shared with other work the test only gets
+slower (the wall-clock ceiling is 120 deadlines).
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ def implement(value):
 """
 OVERSUBSCRIPTION = 3
 WORKERS = 4
-CASES = (1, 2)
+CASES = (1,)
 HOG_PREFIX = "assay-test-hog-"
 
 

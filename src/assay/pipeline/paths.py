@@ -61,6 +61,13 @@ def correctness_table(run: str) -> Path:
     return DATA / "correctness" / run / "correctness.parquet"
 
 
+def correctness_version_table(run: str, image: str, policy: str) -> Path:
+    """One image/policy version's correctness rows, kept when another version re-runs the
+    stage (a persisted output)."""
+    short = image.removeprefix("sha256:")[:12]
+    return DATA / "correctness-versions" / run / f"image-{short}-policy-{policy}.parquet"
+
+
 def metrics_table(run: str) -> Path:
     return DATA / "measure" / run / "metrics.parquet"
 

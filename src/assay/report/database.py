@@ -2,7 +2,8 @@
 
 Views: ``subjects``, ``prompts``, ``cells``, ``responses``, ``candidates``, ``verdicts``,
 ``correctness`` (one Parquet file per scenario or run each), ``verdict_versions`` (every
-registered structural evaluator version's verdicts, side by side), ``runs`` (one row per planned run:
+registered structural evaluator version's verdicts, side by side), ``correctness_versions``
+(correctness rows of every sandbox image and policy version a run was evaluated with), ``runs`` (one row per planned run:
 model, scenario, analysis plan, plan hash and authorization state), and the derived
 ``outcomes``, ``arm_medians`` and ``pairs`` (abstraction) and ``correctness_outcomes``,
 ``correctness_arm_medians`` and ``correctness_pairs`` (correctness), ``metrics`` (the measure
@@ -19,6 +20,7 @@ import duckdb
 import pyarrow as pa
 
 from assay.metrics import MetricRow
+from assay.pipeline.correctness import CorrectnessVersionRow
 from assay.pipeline.structure import VerdictRow
 from assay.report.kinds import ABSTRACTION, KINDS, ReportKind
 from assay.sandbox.cells import CorrectnessRow
@@ -39,6 +41,10 @@ TABLE_GLOBS = {
 OPTIONAL_TABLES = {
     "correctness": ("correctness/*/correctness.parquet", CorrectnessRow),
     "verdict_versions": ("structure/*/versions.parquet", VerdictRow),
+    "correctness_versions": (
+        "correctness-versions/*/*.parquet",
+        CorrectnessVersionRow,
+    ),
 }
 """Tables a pipeline without that stage lacks: an empty, typed table stands in."""
 

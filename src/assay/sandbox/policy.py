@@ -44,9 +44,12 @@ RECORD_SLACK_SECONDS: Final = 3.0
 """Host-side allowance per case beyond the case's wall-clock ceiling (kill, reap, wipe, report)."""
 CPU_SHARE: Final = NANO_CPUS / 1_000_000_000
 """The CPU a container may use per second of wall-clock time."""
-WALL_CEILING_FACTOR: Final = 20.0
-"""A case ends after ``deadline × WALL_CEILING_FACTOR`` of wall-clock time whatever the load;
-ended that way it is ``starved`` (missing evidence), never ``timeout``."""
+WALL_CEILING_FACTOR: Final = 120.0
+"""A case ends after ``deadline × WALL_CEILING_FACTOR`` of wall-clock time whatever the load
+(10 minutes for 5 s); ended that way it is ``starved`` (missing evidence), never ``timeout``.
+Only a starved case gets near it: a busy candidate runs out of CPU and a sleeping one out of
+its own time long before. (Measured on a shared 2-core host where Docker's cgroup competed
+with ~25 host processes: 1.5 s of CPU took 55 s of wall-clock time.)"""
 
 # A loaded host must never turn a correct candidate into a timed-out one. The supervisor
 # therefore measures a case's deadline in time the candidate could actually use, and ends the
@@ -139,3 +142,28 @@ def container_options(profile: RunProfile, name: str, labels: dict[str, str]) ->
         "working_dir": "/",
         "labels": labels,
     }
+
+
+def policy_version() -> str:
+    """A short digest of every runtime policy value (flags, limits and deadlines of both
+    profiles): correctness results are kept per image and per policy version."""
+    import hashlib
+    import json
+
+    described = {
+        profile: {
+            **{k: v for k, v in host_config_options(profile).items() if k != "ulimits"},
+            "ulimits": [dict(u) for u in host_config_options(profile)["ulimits"]],
+            "case_deadline_seconds": PROFILES[profile].case_deadline_seconds,
+        }
+        for profile in PROFILES
+    }
+    described["clock"] = {
+        "cpu_share": CPU_SHARE,
+        "wall_ceiling_factor": WALL_CEILING_FACTOR,
+        "startup_deadline_seconds": STARTUP_DEADLINE_SECONDS,
+        "output_cap_bytes": OUTPUT_CAP_BYTES,
+        "record_slack_seconds": RECORD_SLACK_SECONDS,
+    }
+    canonical = json.dumps(described, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:12]
