@@ -45,7 +45,7 @@ class Evaluators(Frozen):
     """The versions the evaluator stages score with now (not part of the plan)."""
 
     structure: int = 7
-    structure_runs: dict[str, int] = {}
+    structure_runs: dict[str, int] = Field(default_factory=dict)
     """Per-run rescoring (``assay rescore RUN --structure-version V``): the version that run's
     reports score with instead of ``structure``. Every version is scored side by side anyway."""
 

@@ -34,7 +34,9 @@ def write_run(
     """``versions``: ``{evaluator version: {step: table}}``."""
     plan_dir = data / "plan" / run
     plan_dir.mkdir(parents=True, exist_ok=True)
-    repeats = max(len(v) for t in versions[preregistered].values() for a in t.values() for v in a.values())
+    repeats = max(
+        len(v) for t in versions[preregistered].values() for a in t.values() for v in a.values()
+    )
     plan = {
         "run": run, "scenario": scenario, "repeats": repeats, "arms": list(arms),
         "reference_arm": arms[0], "model": {"model": model, "provider": provider}, "cells": [],
@@ -78,7 +80,9 @@ def write_metrics(data: Path, run: str, deltas: dict[str, float | None]) -> None
     write_records(data / "measure" / run / "metrics.parquet", MetricRow, rows)
 
 
-def write_subjects(data: Path, scenario: str, subjects: list[str], family: str = "cosmetic") -> None:
+def write_subjects(
+    data: Path, scenario: str, subjects: list[str], family: str = "cosmetic"
+) -> None:
     rows = [
         SubjectRow(scenario=scenario, subject=s, family=family, arm=arm, subject_digest="d",
                    arm_digest="d", target="t.py", helper="h", helper_module=None, primitives=(),

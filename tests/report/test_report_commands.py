@@ -63,7 +63,9 @@ def test_adjudicate_refuses_a_cell_that_is_not_ambiguous(
 ) -> None:
     data, path = _study(tmp_path)
     with pytest.raises(SystemExit) as refused:
-        _adjudicate(data, path, "run-a", cell, "--verdict", "reused", "--rationale", "r", "--by", "A")
+        _adjudicate(
+            data, path, "run-a", cell, "--verdict", "reused", "--rationale", "r", "--by", "A"
+        )
     assert refused.value.code == 2 and message in capsys.readouterr().err
     assert path.read_text() == HEADER, "a refused decision changed the file"
 

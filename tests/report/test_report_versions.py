@@ -157,7 +157,9 @@ def _counts_table(counts: list[int]) -> dict:
 @pytest.mark.parametrize("case", COMPARE, ids=[c["name"] for c in COMPARE])
 def test_cross_model_comparison_counts_reuse_per_subject(tmp_path: Path, case: dict) -> None:
     write_run(tmp_path, "a", {7: {1: _counts_table(case["first"])}}, arms=("clean",), model="sol")
-    write_run(tmp_path, "b", {7: {1: _counts_table(case["second"])}}, arms=("clean",), model="haiku")
+    write_run(
+        tmp_path, "b", {7: {1: _counts_table(case["second"])}}, arms=("clean",), model="haiku"
+    )
     comparison = compare_runs(connect(tmp_path), "a", "b")
     (test,) = comparison["tests"]
     assert (test["first_more"], test["second_more"]) == (case["first_more"], case["second_more"])
@@ -178,7 +180,9 @@ def _cost_study(tmp_path: Path) -> None:
     write_run(tmp_path, "real", {7: {1: table}}, model="anthropic/claude-3-haiku")
     write_run(tmp_path, "sim", {7: {1: table}}, provider="simulated", model="sim-follower")
     write_subjects(tmp_path, "v1", SUBJECTS)
-    cells = [f"{s}/{arm}/r{r}" for s in SUBJECTS for arm in ("clean", "inconsistent") for r in (1, 2)]
+    cells = [
+        f"{s}/{arm}/r{r}" for s in SUBJECTS for arm in ("clean", "inconsistent") for r in (1, 2)
+    ]
     real = {c: (2.0 if "/clean/" in c else 6.0) for c in cells}
     real["s00/inconsistent/r2"] = None  # s00 incomplete for the arm comparison
     real["s01/inconsistent/r1"] = 1.0  # lower median of (1, 6) is 1: below clean's 2
@@ -196,7 +200,9 @@ def test_cost_report_leaves_simulated_runs_out_unless_asked_and_lists_what_it_po
     by_verdict = {r["verdict"]: r["mean_delta"] for r in costs["by_verdict"]}
     assert by_verdict["reused"] == 2.0 and by_verdict["duplicated"] < 100
     markdown = render_costs_markdown(costs)
-    assert "pooled over 1 run(s)" in markdown and "- `real` (anthropic/claude-3-haiku, v1)" in markdown
+    assert (
+        "pooled over 1 run(s)" in markdown and "- `real` (anthropic/claude-3-haiku, v1)" in markdown
+    )
     assert "Not pooled: `sim` (simulated" in markdown and "SIMULATED MODEL" not in markdown
 
     both = build_costs(connect(tmp_path), None, CostRuns(include_simulated=True))

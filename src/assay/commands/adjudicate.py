@@ -36,11 +36,8 @@ def _append(path: Path, entry: dict[str, Any]) -> None:
 
     yaml = YAML()
     document = yaml.load(path.read_text(encoding="utf-8")) if path.exists() else None
-    if not document:
-        comments = document.ca if isinstance(document, CommentedSeq) else None
+    if document is None:
         document = CommentedSeq()
-        if comments is not None:
-            document._yaml_comment = comments
     document.fa.set_block_style()
     document.append(entry)
     buffer = io.StringIO()
@@ -70,19 +67,19 @@ def _adjudicate(args: argparse.Namespace) -> int:
         return 0
     if not (args.verdict and args.rationale and args.by):
         raise UsageError("a decision needs --verdict, --rationale and --by")
-    entry = {"run": args.run, "cell_id": args.cell_id, "step": args.step,
-             "verdict": args.verdict, "rationale": args.rationale, "adjudicator": args.by}  # fmt: skip
+    decision = {"run": args.run, "cell_id": args.cell_id, "step": args.step,
+                "verdict": args.verdict, "rationale": args.rationale, "adjudicator": args.by}  # fmt: skip
     from assay.adjudication import Adjudication
 
     try:
-        checked = (*entries, Adjudication.model_validate(entry))
+        checked = (*entries, Adjudication.model_validate(decision))
         keys = [(e.run, e.cell_id, e.step) for e in checked]
         if len(set(keys)) != len(keys):
             raise AdjudicationError(f"cell {args.cell_id} step {args.step} is already adjudicated")
         resolve(checked, args.run, verdicts, version, path)
     except (AdjudicationError, ValueError) as exc:
         raise UsageError(str(exc)) from None
-    _append(path, entry)
+    _append(path, decision)
     print(f"{args.run} {args.cell_id} step {args.step}: ambiguous → {args.verdict} ({path}); "
           "`dvc repro` shows the result with and without adjudication")  # fmt: skip
     return 0

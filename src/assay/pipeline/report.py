@@ -11,11 +11,11 @@ from typing import Any
 from assay.adjudication import load_adjudications
 from assay.params import Params
 from assay.pipeline import paths
+from assay.report.adjudicated import build_adjudicated
 from assay.report.compare import scenario_comparisons
 from assay.report.costs import build_costs, write_costs
 from assay.report.database import connect
 from assay.report.primary import build_all, headline_metrics, plot_rows, write_reports
-from assay.report.adjudicated import build_adjudicated
 from assay.report.rescore import build_rescore_reports, headlines, write_rescore_reports
 from assay.report.scenarios import build_scenario_reports, reuse_by_level, write_scenario_reports
 
@@ -46,9 +46,7 @@ def run(params: Params) -> None:
     for scenario_report in scenario_reports.values():
         scenario_report["model_comparisons"] = scenario_comparisons(con, scenario_report["runs"])
     profiles = {name: spec.model for name, spec in params.runs.items()}
-    costs = build_costs(
-        con, params.report.metrics_reference_arm, params.report.cost_runs, profiles
-    )
+    costs = build_costs(con, params.report.metrics_reference_arm, params.report.cost_runs, profiles)
     write_costs(costs, out)
     write_scenario_reports(scenario_reports, out)
     tracked = paths.TRACKED_RESULTS

@@ -50,7 +50,7 @@ def compare_runs(con: duckdb.DuckDBPyConnection, first: str, second: str) -> dic
     tests = []
     for step, arm in sorted({(s, arm) for s, arm, _ in a} | {(s, arm) for s, arm, _ in b}):
         subjects = sorted({subj for s, x, subj in (*a, *b) if (s, x) == (step, arm)})
-        detail = []
+        detail: list[dict[str, Any]] = []
         for subject in subjects:
             ca = a.get((step, arm, subject), {"reused": 0, "scored": 0, "cells": 0})
             cb = b.get((step, arm, subject), {"reused": 0, "scored": 0, "cells": 0})
@@ -59,8 +59,8 @@ def compare_runs(con: duckdb.DuckDBPyConnection, first: str, second: str) -> dic
                            "first_scored": ca["scored"], "second_reused": cb["reused"],
                            "second_scored": cb["scored"],
                            "direction": "first" if diff > 0 else "second" if diff < 0 else "equal"})  # fmt: skip
-        more = sum(d["direction"] == "first" for d in detail)
-        fewer = sum(d["direction"] == "second" for d in detail)
+        more = [d["direction"] for d in detail].count("first")
+        fewer = [d["direction"] for d in detail].count("second")
         tests.append(
             {
                 "step": step,
@@ -114,9 +114,11 @@ def render_comparison_markdown(comparison: dict[str, Any]) -> str:
     parts = [
         f"# Cross-model comparison (exploratory): {first['run']} against {second['run']}\n",
         f"_{comparison['note'].capitalize()}._\n",
-        f"Scenario `{comparison['scenario']}`: `{first['run']}` ({first['model']}) and "
-        f"`{second['run']}` ({second['model']}). Per subject, the cells that reused the helper "
-        "(scored cells in brackets).\n",
+        (
+            f"Scenario `{comparison['scenario']}`: `{first['run']}` ({first['model']}) and "
+            f"`{second['run']}` ({second['model']}). Per subject, the cells that reused the "
+            "helper (scored cells in brackets).\n"
+        ),
     ]
     for test in comparison["tests"]:
         parts.append(f"## {test['arm']}" + ("" if test["step"] == 1 else f", step {test['step']}"))

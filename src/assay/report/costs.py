@@ -91,6 +91,10 @@ def _by_arm(con: duckdb.DuckDBPyConnection, reference: str) -> list[dict[str, An
     return rows
 
 
+def _pooled(run: dict[str, Any], outputs: int) -> dict[str, Any]:
+    return {**{k: run[k] for k in ("run", "scenario", "model", "simulated")}, "outputs": outputs}
+
+
 def build_costs(
     con: duckdb.DuckDBPyConnection,
     reference_arm: str | None,
@@ -106,20 +110,14 @@ def build_costs(
         + (f"WHERE run IN {listed}" if pooled else "WHERE false")
     )
     outputs = dict(
-        con.execute(
-            "SELECT run, count(DISTINCT cell_id) FROM cost_changes GROUP BY run"
-        ).fetchall()
+        con.execute("SELECT run, count(DISTINCT cell_id) FROM cost_changes GROUP BY run").fetchall()
     )
     by_run = {r["run"]: r for r in runs}
     return {
         "report": "duplication-cost",
         "simulated": any(by_run[name]["simulated"] for name in pooled),
         "outputs": sum(outputs.values()),
-        "pooled_runs": [
-            {**{k: by_run[name][k] for k in ("run", "scenario", "model", "simulated")},
-             "outputs": outputs.get(name, 0)}
-            for name in pooled
-        ],  # fmt: skip
+        "pooled_runs": [_pooled(by_run[name], outputs.get(name, 0)) for name in pooled],
         "excluded_runs": excluded,
         "by_verdict": rows_of(con, _sql("cost_by_verdict.sql", HEADLINE, group="")),
         "by_family": rows_of(con, _sql("cost_by_verdict.sql", HEADLINE, group="family,")),

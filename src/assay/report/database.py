@@ -18,6 +18,7 @@ from pathlib import Path
 
 import duckdb
 import pyarrow as pa
+from pydantic import BaseModel
 
 from assay.metrics import MetricRow
 from assay.pipeline.correctness import CorrectnessVersionRow
@@ -38,7 +39,7 @@ TABLE_GLOBS = {
 }
 
 
-OPTIONAL_TABLES = {
+OPTIONAL_TABLES: dict[str, tuple[str, type[BaseModel]]] = {
     "correctness": ("correctness/*/correctness.parquet", CorrectnessRow),
     "verdict_versions": ("structure/*/versions.parquet", VerdictRow),
     "correctness_versions": (

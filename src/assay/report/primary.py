@@ -198,7 +198,9 @@ def _adjudication_section(report: dict[str, Any]) -> list[str]:
         ]))  # fmt: skip
         parts.append("\n")
         parts.append(
-            _table(adjudication["entries"], ["cell_id", "step", "verdict", "adjudicator", "rationale"])
+            _table(
+                adjudication["entries"], ["cell_id", "step", "verdict", "adjudicator", "rationale"]
+            )
         )
     return parts
 

@@ -109,9 +109,7 @@ def render_scenario_markdown(report: dict[str, Any]) -> str:
     if comparisons:
         parts.append("## Cross-model comparison (exploratory)\n")
         parts.append(f"_{EXPLORATORY.capitalize()}._ Per subject, cells that reused the helper.\n")
-        parts.append(
-            "".join(f"- {sentence(c, t)}\n" for c in comparisons for t in c["tests"])
-        )
+        parts.append("".join(f"- {sentence(c, t)}\n" for c in comparisons for t in c["tests"]))
     return "\n".join(parts)
 
 

@@ -76,6 +76,7 @@ def cpu_budget_seconds(deadline: float) -> float:
 def wall_ceiling_seconds(deadline: float) -> float:
     return deadline * WALL_CEILING_FACTOR
 
+
 SUPERVISOR_COMMAND: Final = ("/usr/bin/python3", "-s", "-P", "-B", "/opt/assay/supervisor.py")
 CONTAINER_NAME_PREFIX: Final = "assay-sandbox-"
 
@@ -150,7 +151,7 @@ def policy_version() -> str:
     import hashlib
     import json
 
-    described = {
+    described: dict[str, Any] = {
         profile: {
             **{k: v for k, v in host_config_options(profile).items() if k != "ulimits"},
             "ulimits": [dict(u) for u in host_config_options(profile)["ulimits"]],
