@@ -10,7 +10,9 @@ RUNS = ("sim-follower-v1", "sim-reuser-v1")
 
 
 def _two_simulated_v1_runs(repo):
+    """Two one-repeat runs of v1 (48 cells, as many as one default run, to keep the test short)."""
     params = _only_runs(repo, "sim-follower-v1")
+    params["runs"]["sim-follower-v1"]["repeats"] = 1
     params["runs"]["sim-reuser-v1"] = {**params["runs"]["sim-follower-v1"], "model": "sim-reuser"}
     repo.write("params.yaml", yaml.safe_dump(params, sort_keys=False))
 
@@ -23,7 +25,7 @@ def test_rescore_v7_to_v6_writes_a_verdict_diff_without_executing(repo):
     _two_simulated_v1_runs(repo)
     repo.dvc("repro")
     sent = _intents(repo)
-    assert sent == 96
+    assert sent == 48
     execute_before = _lock_entry(repo, "execute@sim-follower-v1")
     first = json.loads(repo.read("data/report/rescore/sim-follower-v1.json"))
     assert first["preregistered"] == 7 and first["reported_with"] == [7]

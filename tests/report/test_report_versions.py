@@ -231,3 +231,10 @@ def test_cost_arm_comparison_below_the_minimum_is_never_significant(tmp_path: Pa
     (row,) = build_costs(con, None)["by_arm"]
     assert row["p_value"] < 0.05
     assert (row["significant"], row["descriptive_only"]) == (False, True)
+
+
+def test_runs_with_different_repeats_do_not_compare(tmp_path: Path) -> None:
+    write_run(tmp_path, "a", {7: {1: _table("reused", "reused")}})
+    write_run(tmp_path, "b", {7: {1: _table("reused", "reused", repeats=1)}})
+    with pytest.raises(CompareError, match="only over equal repeats"):
+        compare_runs(connect(tmp_path), "a", "b")

@@ -21,7 +21,8 @@ EXPLORATORY = "exploratory: a comparison the study did not preregister; not a co
 
 
 class CompareError(ValueError):
-    """The two runs cannot be compared (unknown, the same run, or different scenarios)."""
+    """The two runs cannot be compared (unknown, the same run, different scenarios or
+    different numbers of repeats)."""
 
 
 def _counts(con: duckdb.DuckDBPyConnection, run: str) -> dict[tuple[int, str, str], dict[str, int]]:
@@ -45,6 +46,11 @@ def compare_runs(con: duckdb.DuckDBPyConnection, first: str, second: str) -> dic
         raise CompareError(
             f"{first} is scenario {runs[first]['scenario']!r} and {second} is "
             f"{runs[second]['scenario']!r}: only runs of the same scenario compare"
+        )
+    if runs[first]["repeats"] != runs[second]["repeats"]:
+        raise CompareError(
+            f"{first} has {runs[first]['repeats']} repeats and {second} "
+            f"{runs[second]['repeats']}: reuse counts compare only over equal repeats"
         )
     a, b = _counts(con, first), _counts(con, second)
     tests = []
@@ -89,11 +95,12 @@ def compare_runs(con: duckdb.DuckDBPyConnection, first: str, second: str) -> dic
 def scenario_comparisons(
     con: duckdb.DuckDBPyConnection, runs: list[dict[str, Any]]
 ) -> list[dict[str, Any]]:
-    """Every pair of one scenario's runs; simulated runs pair only with simulated ones."""
+    """Every pair of one scenario's runs with equal repeats; simulated runs pair only with
+    simulated ones."""
     return [
         compare_runs(con, x["run"], y["run"])
         for x, y in combinations(sorted(runs, key=lambda r: r["run"]), 2)
-        if x["simulated"] == y["simulated"]
+        if x["simulated"] == y["simulated"] and x["repeats"] == y["repeats"]
     ]
 
 

@@ -29,7 +29,9 @@ def arm_level(arm: str) -> int | None:
 def build_scenario_reports(
     con: duckdb.DuckDBPyConnection, primary: dict[str, dict[str, Any]]
 ) -> dict[str, dict[str, Any]]:
-    runs = rows_of(con, "SELECT run, scenario, model, simulated, arms FROM runs ORDER BY run")
+    runs = rows_of(
+        con, "SELECT run, scenario, model, simulated, repeats, arms FROM runs ORDER BY run"
+    )
     cells = rows_of(con, query_text("scenario_cells.sql"))
     subjects = rows_of(con, query_text("scenario_subjects.sql"))
     reports: dict[str, dict[str, Any]] = {}
@@ -44,7 +46,7 @@ def build_scenario_reports(
                 "steps": {},
             },
         )
-        report["runs"].append({k: run[k] for k in ("run", "model", "simulated")})
+        report["runs"].append({k: run[k] for k in ("run", "model", "simulated", "repeats")})
     for row in cells:
         step = _step(reports, row)
         step["cells"].setdefault(row["arm"], {})[row["run"]] = {
