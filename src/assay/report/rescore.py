@@ -16,6 +16,7 @@ from typing import Any
 import duckdb
 
 from assay.report.primary import SIMULATED_BANNER, rows_of
+from assay.report.primary import _table as markdown_table
 from assay.report.verdict_sets import comparisons
 
 CHANGE_COLUMNS = ["step", "subject", "arm", "repeat", "preregistered", "rescored", "reason"]
@@ -137,15 +138,6 @@ def headlines(report: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _table(rows: list[dict[str, Any]], columns: list[str]) -> str:
-    if not rows:
-        return "_none_\n"
-    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
-    lines += ["| " + " | ".join("" if r[c] is None else str(r[c]) for c in columns) + " |"
-              for r in rows]  # fmt: skip
-    return "\n".join(lines) + "\n"
-
-
 def render_rescore_markdown(report: dict[str, Any]) -> str:
     parts = [f"# Rescoring: {report['run']}\n"]
     if report["simulated"]:
@@ -159,13 +151,13 @@ def render_rescore_markdown(report: dict[str, Any]) -> str:
     for diff, line in zip(report["diffs"], headlines(report), strict=True):
         parts.append(f"## v{diff['version']}\n")
         parts.append(f"**{line}.**\n")
-        parts.append(_table(diff["tests"], [
+        parts.append(markdown_table(diff["tests"], [
             "step", "arm", "p_before", "p_after", "significant_before", "significant_after",
             "complete_before", "complete_after",
         ]))  # fmt: skip
         if diff["changes"]:
             parts.append("\nCells whose verdict changed:\n")
-            parts.append(_table(diff["changes"], CHANGE_COLUMNS))
+            parts.append(markdown_table(diff["changes"], CHANGE_COLUMNS))
     return "\n".join(parts)
 
 
