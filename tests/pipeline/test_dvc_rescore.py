@@ -17,13 +17,22 @@ def _two_simulated_v1_runs(repo):
     repo.write("params.yaml", yaml.safe_dump(params, sort_keys=False))
 
 
+def _repro_with_docker(repo, *args):
+    """A repro that runs sandbox containers: on a loaded, shared host it can take longer than
+    the fixture's 10-minute limit, so it gets its own."""
+    process = repo.dvc_process("repro", *args)
+    output, _ = process.communicate(timeout=2400)
+    assert process.returncode == 0, output
+    return output
+
+
 def _lock_entry(repo, stage):
     return yaml.safe_load(repo.read("dvc.lock"))["stages"][stage]
 
 
 def test_rescore_v7_to_v6_writes_a_verdict_diff_without_executing(repo):
     _two_simulated_v1_runs(repo)
-    repo.dvc("repro")
+    _repro_with_docker(repo)
     sent = _intents(repo)
     assert sent == 48
     execute_before = _lock_entry(repo, "execute@sim-follower-v1")
@@ -85,7 +94,7 @@ def test_rescore_v7_to_v6_writes_a_verdict_diff_without_executing(repo):
     (current,) = kept.glob("*.parquet")
     older = kept / "image-000000000000-policy-000000000000.parquet"
     older.write_bytes(current.read_bytes())
-    repo.dvc("repro", "--force", "--single-item", "correctness@sim-follower-v1")
+    _repro_with_docker(repo, "--force", "--single-item", "correctness@sim-follower-v1")
     assert older.exists() and current.exists(), "a correctness re-run dropped an earlier version"
     policies = repo.run("python", "-m", "assay.cli", "sql", "--format", "csv",
                         "SELECT count(DISTINCT policy) AS n FROM correctness_versions").stdout  # fmt: skip
