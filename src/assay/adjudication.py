@@ -26,10 +26,11 @@ from typing import Any, Literal
 import yaml
 from pydantic import Field, ValidationError
 
+from assay.errors import InputError
 from assay.records import Frozen
 
 
-class AdjudicationError(ValueError):
+class AdjudicationError(InputError):
     """The adjudication file is unreadable or an entry does not resolve an ambiguous cell."""
 
 

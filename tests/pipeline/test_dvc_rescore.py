@@ -3,6 +3,8 @@ adjudication section, the exploratory cross-model comparison and the scoped cost
 
 import json
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import yaml
 from test_dvc_pipeline import _intents, _only_runs, _ran
 
@@ -90,15 +92,19 @@ def test_rescore_v7_to_v6_writes_a_verdict_diff_without_executing(repo):
     assert _intents(repo) == sent
 
     # correctness: every image/policy version is kept beside the others across re-runs
-    kept = repo.path / "data" / "correctness-versions" / "sim-follower-v1"
-    (current,) = kept.glob("*.parquet")
-    older = kept / "image-000000000000-policy-000000000000.parquet"
-    older.write_bytes(current.read_bytes())
+    versions = repo.path / "data/correctness-versions/sim-follower-v1/versions.parquet"
+    current = pq.read_table(versions)
+    older = current.set_column(
+        current.schema.get_field_index("policy"), "policy", pa.array(["0" * 12] * len(current))
+    )
+    pq.write_table(pa.concat_tables([older, current]), versions)
     _repro_with_docker(repo, "--force", "--single-item", "correctness@sim-follower-v1")
-    assert older.exists() and current.exists(), "a correctness re-run dropped an earlier version"
     policies = repo.run("python", "-m", "assay.cli", "sql", "--format", "csv",
-                        "SELECT count(DISTINCT policy) AS n FROM correctness_versions").stdout  # fmt: skip
-    assert policies.split() == ["n", "1"]
+                        "SELECT policy, count(*) AS cells FROM correctness_versions "
+                        "WHERE run = 'sim-follower-v1' GROUP BY policy ORDER BY policy").stdout  # fmt: skip
+    (header, old_version, current_version) = policies.split()
+    assert old_version == "000000000000,24", "a correctness re-run dropped an earlier version"
+    assert current_version.endswith(",24"), policies
     assert _intents(repo) == sent
 
 

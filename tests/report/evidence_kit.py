@@ -3,15 +3,10 @@ report tests, from plain tables of verdicts."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from assay.execute import CallRecord
-from assay.metrics import MetricRow
-from assay.pipeline.extract import CandidateRow
-from assay.pipeline.render import PromptRow
-from assay.pipeline.structure import VerdictRow
-from assay.pipeline.subjects import SubjectRow
+from assay.evidence import CallRecord, CandidateRow, MetricRow, PromptRow, SubjectRow, VerdictRow
+from assay.plan import Plan
 from assay.tables import write_records
 
 Table = dict[str, dict[str, list[str | None]]]
@@ -37,15 +32,17 @@ def write_run(
     repeats = max(
         len(v) for t in versions[preregistered].values() for a in t.values() for v in a.values()
     )
-    plan = {
-        "run": run, "scenario": scenario, "repeats": repeats, "arms": list(arms),
-        "reference_arm": arms[0], "model": {"model": model, "provider": provider}, "cells": [],
+    plan = Plan.model_validate({
+        "run": run, "scenario": scenario, "fixture_sources": "0" * 64, "prompt_profile": "v1",
+        "repeats": repeats, "arms": list(arms), "reference_arm": arms[0], "schedule": "blocked",
+        "model": {"model": model, "provider": provider}, "cells": [], "tools": {},
         "analysis": {"alpha": 0.05, "minimum_subjects": minimum,
                      "structure_evaluator": preregistered},
-        "budget": {"requests": 0, "worst_case_usd": 0.0},
-    }  # fmt: skip
-    (plan_dir / "plan.json").write_text(json.dumps(plan))
-    (plan_dir / "plan.sha256").write_text("0" * 64 + "\n")
+        "budget": {"paid": False, "ceiling_usd": 0.0, "reservation_usd": 0.0, "requests": 0,
+                   "worst_case_usd": 0.0},
+    })  # fmt: skip
+    (plan_dir / "plan.json").write_bytes(plan.canonical())
+    (plan_dir / "plan.sha256").write_text(plan.hash + "\n")
     every = []
     for version, steps in versions.items():
         for step, table in steps.items():
@@ -72,11 +69,14 @@ def write_run(
 
 def write_metrics(data: Path, run: str, deltas: dict[str, float | None]) -> None:
     """One SLOC row per cell id (``subject/arm/rN``)."""
-    rows = [
-        MetricRow(cell_id=cell, tool="radon", tool_version="1", metric="sloc", before=0.0,
-                  after=delta, delta=delta, missing_reason=None if delta is not None else "x")
-        for cell, delta in deltas.items()
-    ]  # fmt: skip
+    rows = []
+    for cell, delta in deltas.items():
+        subject, arm, repeat = cell.split("/")
+        rows.append(MetricRow(
+            run=run, cell_id=cell, subject=subject, arm=arm, repeat=int(repeat[1:]), step=1,
+            tool="radon", tool_version="1", metric="sloc", before=0.0, after=delta, delta=delta,
+            missing_reason=None if delta is not None else "x",
+        ))  # fmt: skip
     write_records(data / "measure" / run / "metrics.parquet", MetricRow, rows)
 
 

@@ -1,42 +1,111 @@
 """``correctness`` stage: every candidate → one correctness row, run in the hardened sandbox.
 
 A pure function of candidates, subjects and the pinned image; the structural verdict is never
-read here (and the correctness verdict never reaches the structure stage). Each image/policy
-version's rows are also kept under ``data/correctness-versions/RUN/`` (a persisted output), so
-a new image or sandbox policy adds results beside the earlier ones instead of overwriting them.
+read here (and the correctness verdict never reaches the structure stage). Every image/policy
+version's rows are also kept in ``data/correctness-versions/RUN/versions.parquet`` (a persisted
+output): a new image or sandbox policy adds rows beside the earlier ones instead of overwriting
+them. Per cell, in order:
+
+- the arm's sandbox profile is ``skip`` → ``skipped`` (the scenario declares no correctness
+  run; not missing);
+- no candidate source (no completion, no code) → ``status=None`` with the execution or
+  extraction status as reason: missing evidence, as in the structure stage;
+- the source gate refuses the module → ``status=None``, reason ``gate:<refusal>``: the
+  evaluator never accepts it, so it is missing, never ``incorrect``;
+- otherwise the candidate runs in the sandbox against every vector of its task, and the row
+  carries the :class:`~assay.sandbox.results.CorrectnessResult` (``correct``, ``incorrect`` or
+  ``evaluator-failure``) with its per-case outcomes.
+
+Rows keep only case indexes, outcome codes and exception type names.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 
+from assay import evidence
+from assay.evidence import CandidateRow, CorrectnessRow, CorrectnessVersionRow
+from assay.evidence.rows import missing_reason
+from assay.fixtures.model import Scenario
+from assay.gate import check_source
 from assay.params import Params
-from assay.pipeline import paths
-from assay.pipeline.extract import read_candidates
-from assay.pipeline.plan import read_plan
-from assay.pipeline.subjects import read_scenario
-from assay.sandbox.cells import CorrectnessRow, correctness_rows
+from assay.records import CellKey, CorrectnessStatus
+from assay.sandbox.cells import request_for
+from assay.sandbox.parallel import evaluate_many
 from assay.sandbox.policy import policy_version
-from assay.tables import write_records
+from assay.sandbox.results import CorrectnessResult, SandboxRequest
+
+
+def _row(
+    candidate: CandidateRow,
+    image: str,
+    status: CorrectnessStatus | None,
+    reason: str,
+    result: CorrectnessResult | None = None,
+) -> CorrectnessRow:
+    cases = result.cases if result is not None else ()
+    return CorrectnessRow(
+        **{name: getattr(candidate, name) for name in CellKey.model_fields},
+        status=status,
+        reason=reason,
+        case_indexes=tuple(case.index for case in cases),
+        case_outcomes=tuple(case.outcome for case in cases),
+        case_exception_types=tuple(case.exception_type for case in cases),
+        image=image,
+    )
+
+
+def correctness_rows(
+    candidates: Sequence[CandidateRow], scenario: Scenario, image: str, *, workers: int
+) -> list[CorrectnessRow]:
+    """One row per candidate, in candidate order; sandbox runs in parallel on ``workers``.
+
+    Reads only the candidate's fields, so any object with them will do (tests pass their own).
+    """
+    rows: list[CorrectnessRow | None] = []
+    pending: list[tuple[int, CandidateRow, SandboxRequest]] = []
+    for candidate in candidates:
+        subject = scenario.subject(candidate.subject)
+        if subject.arm(candidate.arm).sandbox == "skip":
+            rows.append(_row(candidate, image, "skipped", "no-correctness-run"))
+            continue
+        if candidate.source is None:
+            missing = missing_reason(candidate.execution_status, candidate.extract_status)
+            rows.append(_row(candidate, image, None, missing))
+            continue
+        gate = check_source(
+            candidate.source, helper=subject.task.helper, helper_module=subject.task.helper_module
+        )
+        if not gate.accepted:
+            rows.append(_row(candidate, image, None, f"gate:{gate.reason}"))
+            continue
+        pending.append(
+            (len(rows), candidate, request_for(subject, candidate.arm, candidate.source, image))
+        )
+        rows.append(None)
+    results = evaluate_many([request for _, _, request in pending], workers=workers)
+    for (position, candidate, _), result in zip(pending, results, strict=True):
+        rows[position] = _row(candidate, image, result.status, result.reason, result)
+    return [row for row in rows if row is not None]
 
 
 def run(run_id: str, params: Params) -> list[CorrectnessRow]:
-    plan = read_plan(run_id)
-    image = plan.sandbox["image_id"]
-    scenario = read_scenario(params.run(run_id).scenario)
+    image = evidence.read_plan(run_id).sandbox["image_id"]
+    scenario = evidence.read_scenario(params.run(run_id).scenario)
     rows = correctness_rows(
-        read_candidates(run_id), scenario, image, workers=2 * (os.cpu_count() or 1)
+        evidence.read_candidates(run_id), scenario, image, workers=2 * (os.cpu_count() or 1)
     )
-    write_records(paths.correctness_table(run_id), CorrectnessRow, rows)
-    policy = policy_version()
-    kept = [CorrectnessVersionRow(**row.model_dump(), policy=policy) for row in rows]
-    write_records(
-        paths.correctness_version_table(run_id, image, policy), CorrectnessVersionRow, kept
-    )
+    evidence.write_table(evidence.CORRECTNESS, run_id, rows)
+    keep_version(run_id, rows, image, policy_version())
     return rows
 
 
-class CorrectnessVersionRow(CorrectnessRow):
-    """A correctness row with the sandbox policy version it ran under (the image is in it)."""
-
-    policy: str
+def keep_version(run_id: str, rows: Sequence[CorrectnessRow], image: str, policy: str) -> None:
+    """Add this image/policy version's rows to the run's kept versions, replacing only rows of
+    the same version (a re-run of it)."""
+    path = evidence.CORRECTNESS_VERSIONS.path(run_id)
+    kept = evidence.read_table(evidence.CORRECTNESS_VERSIONS, run_id) if path.exists() else []
+    others = [row for row in kept if (row.image, row.policy) != (image, policy)]
+    current = [CorrectnessVersionRow(**row.model_dump(), policy=policy) for row in rows]
+    evidence.write_table(evidence.CORRECTNESS_VERSIONS, run_id, others + current)

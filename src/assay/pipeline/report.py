@@ -8,9 +8,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from assay import evidence
 from assay.adjudication import load_adjudications
 from assay.params import Params
-from assay.pipeline import paths
 from assay.report.adjudicated import build_adjudicated
 from assay.report.compare import scenario_comparisons
 from assay.report.costs import build_costs, write_costs
@@ -29,8 +29,8 @@ def _write_csv(path: Path, columns: Sequence[str], rows: list[dict[str, Any]]) -
 
 
 def run(params: Params) -> None:
-    out = paths.report_dir()
-    con = connect(paths.DATA)
+    out = evidence.report_dir()
+    con = connect(evidence.DATA)
     entries = load_adjudications(Path(params.report.adjudications))
     reports = build_all(con)
     rescored = build_rescore_reports(con)
@@ -49,7 +49,7 @@ def run(params: Params) -> None:
     costs = build_costs(con, params.report.metrics_reference_arm, params.report.cost_runs, profiles)
     write_costs(costs, out)
     write_scenario_reports(scenario_reports, out)
-    tracked = paths.TRACKED_RESULTS
+    tracked = evidence.TRACKED_RESULTS
     tracked.mkdir(parents=True, exist_ok=True)
     metrics = json.dumps(headline_metrics(reports), indent=2, sort_keys=True)
     (tracked / "metrics.json").write_text(metrics + "\n")

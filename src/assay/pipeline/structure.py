@@ -9,22 +9,12 @@ can show which cells another version changes. Nothing here re-runs ``execute``.
 
 from __future__ import annotations
 
+from assay import evidence
+from assay.evidence import CandidateRow, VerdictRow
 from assay.fixtures.model import Scenario
 from assay.params import Params
-from assay.pipeline import paths
-from assay.pipeline.extract import CandidateRow, read_candidates
-from assay.pipeline.subjects import read_scenario
-from assay.records import CellKey, Verdict
 from assay.structure import score
 from assay.structure.versions import EVALUATOR_VERSIONS
-from assay.tables import read_records, write_records
-
-
-class VerdictRow(CellKey):
-    verdict: Verdict | None
-    """``None`` when there was no candidate to score (see ``reason``)."""
-    reason: str
-    evaluator_version: int
 
 
 def verdict_rows(
@@ -34,10 +24,7 @@ def verdict_rows(
     rows = []
     for c in candidates:
         if c.source is None:
-            verdict, reason = (
-                None,
-                c.extract_status if c.execution_status == "completed" else c.execution_status,
-            )
+            verdict, reason = None, c.missing_reason
         else:
             task = tasks[c.subject]
             result = score(
@@ -59,18 +46,13 @@ def verdict_rows(
     return rows
 
 
-def read_verdict_versions(run_id: str) -> list[VerdictRow]:
-    return read_records(paths.verdict_versions_table(run_id), VerdictRow)
-
-
 def run(run_id: str, params: Params) -> None:
-    scenario = read_scenario(params.run(run_id).scenario)
-    candidates = read_candidates(run_id)
+    scenario = evidence.read_scenario(params.run(run_id).scenario)
+    candidates = evidence.read_candidates(run_id)
     scored = {
         version: verdict_rows(candidates, scenario, version)
         for version in sorted(EVALUATOR_VERSIONS)
     }
-    chosen = params.structure_version(run_id)
-    write_records(paths.verdicts_table(run_id), VerdictRow, scored[chosen])
+    evidence.write_table(evidence.VERDICTS, run_id, scored[params.structure_version(run_id)])
     every = [row for version in sorted(scored) for row in scored[version]]
-    write_records(paths.verdict_versions_table(run_id), VerdictRow, every)
+    evidence.write_table(evidence.VERDICT_VERSIONS, run_id, every)

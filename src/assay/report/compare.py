@@ -14,13 +14,14 @@ from typing import Any
 
 import duckdb
 
+from assay.errors import InputError
 from assay.report.primary import rows_of
 from assay.stats import sign_test_p
 
 EXPLORATORY = "exploratory: a comparison the study did not preregister; not a confirmatory test"
 
 
-class CompareError(ValueError):
+class CompareError(InputError):
     """The two runs cannot be compared (unknown, the same run, different scenarios or
     different numbers of repeats)."""
 
