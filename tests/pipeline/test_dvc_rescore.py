@@ -102,7 +102,7 @@ def test_rescore_v7_to_v6_writes_a_verdict_diff_without_executing(repo):
     policies = repo.run("python", "-m", "assay.cli", "sql", "--format", "csv",
                         "SELECT policy, count(*) AS cells FROM correctness_versions "
                         "WHERE run = 'sim-follower-v1' GROUP BY policy ORDER BY policy").stdout  # fmt: skip
-    (header, old_version, current_version) = policies.split()
+    (_, old_version, current_version) = policies.split()
     assert old_version == "000000000000,24", "a correctness re-run dropped an earlier version"
     assert current_version.endswith(",24"), policies
     assert _intents(repo) == sent
