@@ -75,3 +75,22 @@ def test_compare_refuses_unknown_runs(tmp_path: Path, capsys: pytest.CaptureFixt
     with pytest.raises(SystemExit) as refused:
         main(["compare", "run-a", "run-b", "--data", str(data)])
     assert refused.value.code == 2 and "no run 'run-b'" in capsys.readouterr().err
+
+
+def test_costs_command_scopes_runs_and_leaves_simulated_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from evidence_kit import write_metrics, write_subjects
+
+    table = {f"s{i}": {"clean": ["reused"], "inconsistent": ["duplicated"]} for i in range(3)}
+    for run, provider in (("real", "openrouter"), ("sim", "simulated")):
+        write_run(tmp_path, run, {7: {1: table}}, provider=provider)
+        write_metrics(tmp_path, run, {f"s{i}/{arm}/r1": 1.0 for i in range(3)
+                                      for arm in ("clean", "inconsistent")})  # fmt: skip
+    write_subjects(tmp_path, "v1", [f"s{i}" for i in range(3)])
+    assert main(["costs", "--data", str(tmp_path)]) == 0
+    default = capsys.readouterr().out
+    assert "- `real` (m, v1): 6 outputs" in default and "Not pooled: `sim` (simulated" in default
+    assert main(["costs", "--data", str(tmp_path), "--run", "sim", "--include-simulated"]) == 0
+    scoped = capsys.readouterr().out
+    assert "- `sim` (m, v1, simulated): 6 outputs" in scoped and "SIMULATED MODEL" in scoped
