@@ -7,12 +7,12 @@ import argparse
 import json
 from pathlib import Path
 
-import duckdb
-
 from assay.commands import UsageError
 
 
 def _compare(args: argparse.Namespace) -> int:
+    import duckdb
+
     from assay.report.compare import CompareError, compare_runs, render_comparison_markdown
     from assay.report.database import connect
 

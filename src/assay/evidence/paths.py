@@ -20,6 +20,11 @@ def stage_file(stage: str, key: str, name: str, data: Path = DATA) -> Path:
     return data / stage / key / name
 
 
+def params_check_file() -> Path:
+    """The ``params`` stage's output; every other stage depends on it (its bytes never change)."""
+    return DATA / "params" / "valid.txt"
+
+
 def scenario_file(scenario: str) -> Path:
     return stage_file("subjects", scenario, "scenario.json")
 

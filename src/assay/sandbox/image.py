@@ -97,7 +97,8 @@ def rootfs_tarball() -> Path:
                 f"--include={','.join(recipe['include'])}",
                 recipe["release"],
                 str(root),
-                recipe["mirror"],
+                # no mirror named in the project: debootstrap's default, or the user's own
+                *filter(None, [os.environ.get("ASSAY_DEBOOTSTRAP_MIRROR")]),
             ],
             "debootstrap",
         )
