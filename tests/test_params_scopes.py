@@ -33,7 +33,7 @@ def _params(tmp_path: Path, change) -> Path:
         (lambda p: p["report"].update(cost_runs={"include_simulated": "maybe"}),
          "report.cost_runs.include_simulated"),
         (lambda p: p["evaluators"].update(structure_runs={"haiku-v1": 9}),
-         "evaluators.structure_runs.haiku-v1: unknown version 9"),
+         "evaluators.structure_runs.haiku-v1: unknown structural evaluator version 9"),
         (lambda p: p["evaluators"].update(structure_runs={"nope": 6}),
          "evaluators.structure_runs: unknown run 'nope'"),
     ],

@@ -89,12 +89,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "adjudicate", help="resolve an ambiguous cell by a human decision, or list them"
     )
-    parser.add_argument("run")
-    parser.add_argument("cell_id", nargs="?", default=None)
-    parser.add_argument("--step", type=int, default=1)
-    parser.add_argument("--verdict", choices=("reused", "mixed", "duplicated"))
-    parser.add_argument("--rationale")
+    parser.add_argument("run", help="the run whose cell is decided")
+    parser.add_argument(
+        "cell_id", nargs="?", default=None, help="the ambiguous cell (omit to list them)"
+    )
+    parser.add_argument("--step", type=int, default=1, help="the chain step (default: 1)")
+    parser.add_argument(
+        "--verdict", choices=("reused", "mixed", "duplicated"), help="what the cell resolves to"
+    )
+    parser.add_argument("--rationale", help="why, in one sentence")
     parser.add_argument("--by", help="who decided")
-    parser.add_argument("--file", default="adjudications.yaml")
-    parser.add_argument("--data", default="data")
+    parser.add_argument(
+        "--file", default="adjudications.yaml", help="default: adjudications.yaml"
+    )
+    parser.add_argument("--data", default="data", help="the data folder (default: data)")
     parser.set_defaults(handler=_adjudicate)

@@ -31,8 +31,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "compare", help="exploratory: two runs of one scenario, subject by subject"
     )
-    parser.add_argument("first", metavar="RUN_A")
-    parser.add_argument("second", metavar="RUN_B")
-    parser.add_argument("--data", default="data")
-    parser.add_argument("--format", choices=("markdown", "json"), default="markdown")
+    parser.add_argument("first", metavar="RUN_A", help="one run")
+    parser.add_argument("second", metavar="RUN_B", help="another run of the same scenario")
+    parser.add_argument("--data", default="data", help="the data folder (default: data)")
+    parser.add_argument(
+        "--format", choices=("markdown", "json"), default="markdown", help="default: markdown"
+    )
     parser.set_defaults(handler=_compare)

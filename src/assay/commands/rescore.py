@@ -53,10 +53,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "rescore",
         help="rescore a run with another structural evaluator version (never re-executes)",
     )
-    parser.add_argument("run")
-    parser.add_argument("--structure-version", type=int, required=True, metavar="V")
-    parser.add_argument("--params", default="params.yaml")
-    parser.add_argument("--data", default="data")
+    parser.add_argument("run", help="the run to rescore (a key of params.yaml: runs)")
+    parser.add_argument(
+        "--structure-version",
+        type=int,
+        required=True,
+        metavar="V",
+        help="the structural evaluator version its reports score with",
+    )
+    parser.add_argument("--params", default="params.yaml", help="default: params.yaml")
+    parser.add_argument("--data", default="data", help="the data folder (default: data)")
     parser.add_argument(
         "--no-repro", action="store_true", help="only record the version in params.yaml"
     )
