@@ -99,8 +99,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--rationale", help="why, in one sentence")
     parser.add_argument("--by", help="who decided")
-    parser.add_argument(
-        "--file", default="adjudications.yaml", help="default: adjudications.yaml"
-    )
+    parser.add_argument("--file", default="adjudications.yaml", help="default: adjudications.yaml")
     parser.add_argument("--data", default="data", help="the data folder (default: data)")
     parser.set_defaults(handler=_adjudicate)
