@@ -33,6 +33,16 @@ def sources_file(scenario: str) -> Path:
     return stage_file("subjects", scenario, "sources.json")
 
 
+def provenance_file(scenario: str) -> Path:
+    """Where each codebase subject's code comes from (project, version, sha256, file digests)."""
+    return stage_file("subjects", scenario, "provenance.json")
+
+
+def snapshot_dir(data: Path = DATA) -> Path:
+    """The ``snapshot`` stage's slices of pinned public code, one folder per slice."""
+    return data / "snapshot"
+
+
 def image_record(kind: str = "standard") -> Path:
     return DATA / "image" / f"{kind}.json"
 

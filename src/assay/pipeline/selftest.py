@@ -9,6 +9,7 @@ from __future__ import annotations
 from assay import evidence
 from assay.errors import SelfTestFailed
 from assay.evidence import SelfTestReport
+from assay.fixtures.scenarios import image_kind
 from assay.sandbox.selftest import run_selftest
 
 __all__ = ["SelfTestFailed", "run"]
@@ -16,7 +17,9 @@ __all__ = ["SelfTestFailed", "run"]
 
 def run(scenario_name: str) -> SelfTestReport:
     scenario = evidence.read_scenario(scenario_name)
-    report = run_selftest(scenario.subjects, evidence.read_image().image_id)
+    report = run_selftest(
+        scenario.subjects, evidence.read_image(image_kind(scenario_name)).image_id
+    )
     evidence.write_selftest(scenario_name, report)
     if not report.passed:
         lines = [f"  {f.subject}/{f.arm} {f.implementation}: {f.status} ({f.reason}), expected {f.expected_status}"
