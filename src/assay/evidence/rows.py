@@ -111,6 +111,13 @@ class CorrectnessRow(CellKey):
     image: str
 
 
+class CorrectnessVersionRow(CorrectnessRow):
+    """``correctness_versions``: a correctness row with the sandbox policy version it ran under
+    (the image is in the row). Every image/policy version a run was evaluated with is kept."""
+
+    policy: str
+
+
 class MetricRow(CellKey):
     """``metrics``: one metric of one output, before and after the change (long form: a new
     metric adds rows, never columns)."""

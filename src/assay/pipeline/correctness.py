@@ -1,7 +1,10 @@
 """``correctness`` stage: every candidate → one correctness row, run in the hardened sandbox.
 
 A pure function of candidates, subjects and the pinned image; the structural verdict is never
-read here (and the correctness verdict never reaches the structure stage). Per cell, in order:
+read here (and the correctness verdict never reaches the structure stage). Every image/policy
+version's rows are also kept in ``data/correctness-versions/RUN/versions.parquet`` (a persisted
+output): a new image or sandbox policy adds rows beside the earlier ones instead of overwriting
+them. Per cell, in order:
 
 - the arm's sandbox profile is ``skip`` → ``skipped`` (the scenario declares no correctness
   run; not missing);
@@ -23,7 +26,7 @@ import os
 from collections.abc import Sequence
 
 from assay import evidence
-from assay.evidence import CandidateRow, CorrectnessRow
+from assay.evidence import CandidateRow, CorrectnessRow, CorrectnessVersionRow
 from assay.evidence.rows import missing_reason
 from assay.fixtures.model import Scenario
 from assay.gate import check_source
@@ -31,6 +34,7 @@ from assay.params import Params
 from assay.records import CellKey, CorrectnessStatus
 from assay.sandbox.cells import request_for
 from assay.sandbox.parallel import evaluate_many
+from assay.sandbox.policy import policy_version
 from assay.sandbox.results import CorrectnessResult, SandboxRequest
 
 
@@ -101,4 +105,15 @@ def run(run_id: str, params: Params) -> list[CorrectnessRow]:
         evidence.read_candidates(run_id), scenario, image, workers=2 * (os.cpu_count() or 1)
     )
     evidence.write_table(evidence.CORRECTNESS, run_id, rows)
+    keep_version(run_id, rows, image, policy_version())
     return rows
+
+
+def keep_version(run_id: str, rows: Sequence[CorrectnessRow], image: str, policy: str) -> None:
+    """Add this image/policy version's rows to the run's kept versions, replacing only rows of
+    the same version (a re-run of it)."""
+    path = evidence.CORRECTNESS_VERSIONS.path(run_id)
+    kept = evidence.read_table(evidence.CORRECTNESS_VERSIONS, run_id) if path.exists() else []
+    others = [row for row in kept if (row.image, row.policy) != (image, policy)]
+    current = [CorrectnessVersionRow(**row.model_dump(), policy=policy) for row in rows]
+    evidence.write_table(evidence.CORRECTNESS_VERSIONS, run_id, others + current)

@@ -1,7 +1,10 @@
 """``structure`` stage: every candidate → one structural verdict, evaluator version in each row.
 
-A pure function of candidates, subjects and the evaluator version: rescoring with another
-version is ``dvc repro`` after changing ``evaluators.structure``.
+A pure function of candidates, subjects and the evaluator versions. ``verdicts.parquet`` holds
+the verdicts of the version the reports score with (``evaluators.structure``, or a run's entry
+in ``evaluators.structure_runs``, see ``assay rescore``); ``versions.parquet`` holds every
+registered version's verdicts side by side, so a rescoring never overwrites one and the report
+can show which cells another version changes. Nothing here re-runs ``execute``.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from assay.fixtures.model import Scenario
 from assay.params import Params
 from assay.records import Verdict
 from assay.structure import score
+from assay.structure.versions import EVALUATOR_VERSIONS
 
 
 def verdict_for(
@@ -49,5 +53,11 @@ def verdict_rows(
 
 def run(run_id: str, params: Params) -> None:
     scenario = evidence.read_scenario(params.run(run_id).scenario)
-    rows = verdict_rows(evidence.read_candidates(run_id), scenario, params.evaluators.structure)
-    evidence.write_table(evidence.VERDICTS, run_id, rows)
+    candidates = evidence.read_candidates(run_id)
+    scored = {
+        version: verdict_rows(candidates, scenario, version)
+        for version in sorted(EVALUATOR_VERSIONS)
+    }
+    evidence.write_table(evidence.VERDICTS, run_id, scored[params.structure_version(run_id)])
+    every = [row for version in sorted(scored) for row in scored[version]]
+    evidence.write_table(evidence.VERDICT_VERSIONS, run_id, every)

@@ -21,7 +21,7 @@ from assay import evidence
 from assay.errors import MissingEvidence
 from assay.evidence import RunRow, Table
 from assay.report.kinds import ABSTRACTION, KINDS, ReportKind
-from assay.stats import sign_test
+from assay.stats import sign_test_p
 from assay.tables import schema_for
 
 BASE_VIEWS = ("outcomes.sql", "metric_changes.sql")
@@ -34,7 +34,7 @@ def query_text(name: str, kind: ReportKind = ABSTRACTION) -> str:
 
 
 def _sign_test_p(favouring: int, against: int) -> float:
-    return sign_test(int(favouring), int(against)).p_value
+    return sign_test_p(int(favouring), int(against))
 
 
 def runs_table(data: Path) -> pa.Table:

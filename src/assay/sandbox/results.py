@@ -16,11 +16,14 @@ Outcome of one case (``CaseOutcome.outcome``)::
     output-flood       the case's stdout+stderr passed the output cap
     oversized-answer   the answer passed the per-case answer budget
     no-result          the supervisor gave no valid record for the case (silent, dead, truncated)
+    starved            the host gave the case too little CPU to use its deadline within the
+                       wall-clock ceiling: not the candidate's doing (see ``host-overloaded``)
 
 Reason of the whole result: ``correct`` → ``all-cases-passed``; ``incorrect`` → the first
 failing case's outcome, or a stream-level reason (``tampering``, ``output-flood``,
 ``supervisor-silent``, ``stream-truncated``); ``evaluator-failure`` → what failed before the
-authenticated ready record (see :data:`EvaluatorFailureReason`).
+authenticated ready record (see :data:`EvaluatorFailureReason`), or ``host-overloaded`` when a
+case was starved and no case failed on the candidate's own account.
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ CaseOutcomeKind = Literal[
     "output-flood",
     "oversized-answer",
     "no-result",
+    "starved",
 ]
 
 EvaluatorFailureReason = Literal[
@@ -58,6 +62,7 @@ EvaluatorFailureReason = Literal[
     "policy-not-in-force",  # ready record shows a missing seccomp/no-new-privs/uid/dumpable state
     "expected-too-large",  # an expected value cannot fit the per-case answer budget
     "invalid-request",  # no cases, unequal lengths, or a value that is not JSON
+    "host-overloaded",  # a case was starved of CPU by the host (after ready; nothing else failed)
 ]
 
 StreamFailureReason = Literal["tampering", "output-flood", "supervisor-silent", "stream-truncated"]
