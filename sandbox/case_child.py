@@ -6,12 +6,15 @@ needs after the candidate is imported is captured into locals first: the answer 
 duplicated, the encoder's primitives (exact ``type`` checks, ``int``/``float`` reprs, the C
 string escaper) are bound, and only then is the target module imported and ``implement``
 called. The answer is exactly one frame ``ASSAY-ANSWER <n>\\n<n bytes of JSON>`` whose JSON is
-``{"kind": "value", "value": …}``, ``{"kind": "exception", "type": name}`` or
+``{"kind": "value", "value": …}``, ``{"kind": "exception", "type": name, "message": text}``
+(the message cut to :data:`MESSAGE_CHARS` characters and to the answer budget; ``null`` when
+it cannot be had without risk) or
 ``{"kind": "unsupported"}`` (a value that is not built of exact JSON builtin types, or is too
 large). The process then ends with ``os._exit(0)`` so no candidate hook runs after it.
 """
 
 OOM_SCORE_ADJ = "1000"
+MESSAGE_CHARS = 200
 
 
 def _run():
@@ -36,6 +39,8 @@ def _run():
     encode_text = str.encode
     length = len
     reversed_range = range
+    exception_text = BaseException.__str__
+    str_slice = str.__getitem__
     kinds = (type(None), bool, int, float, str, list, dict)
     none_type, bool_type, int_type, float_type, str_type, list_type, dict_type = kinds
 
@@ -123,7 +128,19 @@ def _run():
         result = module.implement(case_input)
     except BaseException as exc:  # noqa: BLE001 - every failure of candidate code is an answer
         name = type_name(exact_type(exc))
-        answer('{"kind":"exception","type":' + encode_basestring_ascii(name) + "}")
+        message = "null"
+        try:  # BaseException.__str__, not a candidate override; args may still be hostile
+            text = exception_text(exc)
+            if exact_type(text) is str_type:
+                room = max((budget - 64 - length(name)) // 6, 0)
+                limit = MESSAGE_CHARS if MESSAGE_CHARS < room else room
+                message = encode_basestring_ascii(str_slice(text, slice(0, limit)))
+        except BaseException:  # noqa: BLE001 - no message is still an answer
+            message = "null"
+        answer(
+            '{"kind":"exception","type":' + encode_basestring_ascii(name)
+            + ',"message":' + message + "}"
+        )
     try:
         text = encode(result)
     except BaseException:  # noqa: BLE001 - e.g. an int too long to print

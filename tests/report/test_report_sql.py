@@ -107,8 +107,8 @@ def test_scenario_report_puts_runs_side_by_side_with_regressed_counts(tmp_path):
     from assay.report.scenarios import (
         build_scenario_reports,
         render_scenario_markdown,
-        reuse_by_level,
     )
+    from assay.report.charts import reuse_curve_rows
 
     first, _ = write_evidence(tmp_path, 4)
     second, _ = write_evidence(tmp_path, 5)
@@ -123,7 +123,7 @@ def test_scenario_report_puts_runs_side_by_side_with_regressed_counts(tmp_path):
             assert step["tests"][arm][run]["regressed"] == test["favouring_reference"]
     markdown = render_scenario_markdown(report)
     assert f"| arm | {first} | {second} |" in markdown and "regressed" in markdown
-    levels = reuse_by_level({"dose": report})
+    levels = reuse_curve_rows({"dose": report})
     assert {(row["run"], row["level"]) for row in levels} == {
         (r, lv) for r in (first, second) for lv in (0, 3, 10)
     }

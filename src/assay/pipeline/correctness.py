@@ -22,7 +22,11 @@ def run(run_id: str, params: Params) -> list[CorrectnessRow]:
     image = plan.sandbox["image_id"]
     scenario = read_scenario(params.run(run_id).scenario)
     rows = correctness_rows(
-        read_candidates(run_id), scenario, image, workers=2 * (os.cpu_count() or 1)
+        read_candidates(run_id),
+        scenario,
+        image,
+        workers=2 * (os.cpu_count() or 1),
+        description=f"correctness {run_id}",
     )
     write_records(paths.correctness_table(run_id), CorrectnessRow, rows)
     return rows

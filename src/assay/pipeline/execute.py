@@ -27,6 +27,7 @@ from assay.pipeline.plan import read_plan
 from assay.pipeline.render import PromptRow, read_prompt_rows
 from assay.pipeline.subjects import read_scenario
 from assay.plan import Plan, PlannedCell
+from assay.progress import progress
 from assay.providers.base import ModelProfile, Provider
 from assay.providers.check import CheckReport, run_checks
 from assay.providers.replay import ReplayProvider
@@ -106,6 +107,34 @@ class ChainRenderer:
         ).text
 
 
+class SpendProgress:
+    """Calls decided out of the plan's total, with rate and ETA, and for a paid run the money
+    reserved (never refunded) and reported so far against the ceiling."""
+
+    def __init__(self, plan: Plan) -> None:
+        self.plan = plan
+        self.reserved = 0.0
+        self.reported = 0.0
+        self.bar = progress(sum(c.steps for c in plan.cells), f"execute {plan.run}", unit="call")
+
+    def __enter__(self) -> Callable[[CallRecord], None]:
+        return self.observe
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.bar.close()
+
+    def observe(self, record: CallRecord) -> None:
+        self.reserved += record.reservation_usd
+        self.reported += record.cost_usd or 0.0
+        if self.plan.budget.paid:
+            self.bar.set_postfix_str(
+                f"reserved ${self.reserved:.4f} / ceiling ${self.plan.budget.ceiling_usd:.2f}, "
+                f"reported ${self.reported:.4f}",
+                refresh=False,
+            )
+        self.bar.update(1)
+
+
 def awaiting(plan: Plan) -> list[CallRecord]:
     return [
         record_for(plan, c, step, "not-run", reason="awaiting-authorization")
@@ -149,6 +178,7 @@ def run(
         rows = read_prompt_rows(plan.scenario)
         prompts = {key: row.prompt for key, row in rows.items()}
         executor = Executor(plan, ledger, prompts, factory(plan), next_prompt=ChainRenderer(rows))
-        records = executor.run()
+        with SpendProgress(plan) as observe:
+            records = executor.run(observe)
     write_records(paths.cells_table(run_id), CallRecord, records)
     return Executed(run=run_id, records=tuple(records), preflight=preflight)

@@ -31,7 +31,9 @@ def read_selftest(scenario: str) -> SelfTestReport:
 
 def run(scenario_name: str) -> SelfTestReport:
     scenario = read_scenario(scenario_name)
-    report = run_selftest(scenario.subjects, read_image().image_id)
+    report = run_selftest(
+        scenario.subjects, read_image().image_id, description=f"selftest {scenario_name}"
+    )
     path = paths.selftest_file(scenario_name)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(report.model_dump_json(indent=2) + "\n", encoding="utf-8")

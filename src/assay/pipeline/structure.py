@@ -1,4 +1,5 @@
-"""``structure`` stage: every candidate → one structural verdict, evaluator version in each row.
+"""``structure`` stage: every candidate → one structural verdict, evaluator version in each row,
+and its explanation (deciding rule, helper and primitive calls with their lines).
 
 A pure function of candidates, subjects and the evaluator version: rescoring with another
 version is ``dvc repro`` after changing ``evaluators.structure``.
@@ -13,6 +14,7 @@ from assay.pipeline.extract import CandidateRow, read_candidates
 from assay.pipeline.subjects import read_scenario
 from assay.records import CellKey, Verdict
 from assay.structure import score
+from assay.structure.explain import explain
 from assay.tables import write_records
 
 
@@ -21,6 +23,13 @@ class VerdictRow(CellKey):
     """``None`` when there was no candidate to score (see ``reason``)."""
     reason: str
     evaluator_version: int
+    rule: str | None = None
+    """The rule that decided (``assay.structure.explain.RULE_TEXT``); ``None`` when unscored."""
+    helper_call_lines: tuple[int, ...] = ()
+    helper_call_positions: tuple[str, ...] = ()
+    primitive_calls: tuple[str, ...] = ()
+    primitive_call_lines: tuple[int, ...] = ()
+    same_name_call_lines: tuple[int, ...] = ()
 
 
 def verdict_rows(
@@ -29,6 +38,7 @@ def verdict_rows(
     tasks = {s.id: s.task for s in scenario.subjects}
     rows = []
     for c in candidates:
+        explanation: dict[str, object] = {}
         if c.source is None:
             verdict, reason = (
                 None,
@@ -44,12 +54,20 @@ def verdict_rows(
                 version=version,
             )
             verdict, reason = result.verdict, result.reason
+            explanation = explain(
+                c.source,
+                helper=task.helper,
+                helper_module=task.helper_module,
+                primitives=task.primitives,
+                version=version,
+            ).model_dump()
         rows.append(
             VerdictRow(
                 **c.key(),
                 verdict=verdict,
                 reason=reason,
                 evaluator_version=version,
+                **explanation,
             )
         )
     return rows

@@ -59,7 +59,7 @@ def build_costs(con: duckdb.DuckDBPyConnection, reference_arm: str | None) -> di
     }
 
 
-def _pivot(rows: list[dict[str, Any]], key: tuple[str, ...]) -> list[dict[str, Any]]:
+def pivot(rows: list[dict[str, Any]], key: tuple[str, ...]) -> list[dict[str, Any]]:
     table: dict[tuple[Any, ...], dict[str, Any]] = {}
     for row in rows:
         entry = table.setdefault(tuple(row[k] for k in key), {k: row[k] for k in key})
@@ -93,12 +93,12 @@ def render_costs_markdown(costs: dict[str, Any]) -> str:
         f"Mean change per output over {costs['outputs']} measured outputs (every run pooled).\n"
     )
     parts.append(
-        _markdown_table(_pivot(costs["by_verdict"], ("metric",)), ["metric", *VERDICTS], labels)
+        _markdown_table(pivot(costs["by_verdict"], ("metric",)), ["metric", *VERDICTS], labels)
     )
     parts.append("\n## By subject family\n")
     parts.append(
         _markdown_table(
-            _pivot(costs["by_family"], ("family", "metric")),
+            pivot(costs["by_family"], ("family", "metric")),
             ["family", "metric", *VERDICTS],
             labels,
         )

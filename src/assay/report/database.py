@@ -23,7 +23,7 @@ from assay.sandbox.cells import CorrectnessRow
 from assay.stats import sign_test
 from assay.tables import schema_for
 
-BASE_VIEWS = ("views.sql", "outcomes.sql", "metric_changes.sql")
+BASE_VIEWS = ("views.sql", "outcomes.sql", "metric_changes.sql", "cell_details.sql")
 PER_KIND_VIEWS = ("arm_medians.sql", "pairs.sql")
 TABLE_GLOBS = {
     "subjects": "subjects/*/subjects.parquet",

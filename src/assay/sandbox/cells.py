@@ -12,11 +12,14 @@ Per cell, in this order:
   carries the :class:`~assay.sandbox.results.CorrectnessResult` (``correct``, ``incorrect`` or
   ``evaluator-failure``) with its per-case outcomes.
 
-Rows keep only case indexes, outcome codes and exception type names.
+Rows keep case indexes, outcome codes, exception type names, each case's input and expected
+value, and, in the ``unpublished_…`` columns (:data:`UNPUBLISHED_COLUMNS`), the wrong value and
+the exception message cut short: local evidence for explaining a verdict, never exported.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Protocol
 
@@ -24,7 +27,7 @@ from assay.fixtures.model import Scenario, Subject
 from assay.gate import check_source
 from assay.records import CellKey, CorrectnessStatus
 from assay.sandbox.parallel import evaluate_many
-from assay.sandbox.results import CorrectnessResult, SandboxRequest
+from assay.sandbox.results import CorrectnessResult, SandboxRequest, truncated
 
 
 class Candidate(Protocol):
@@ -57,7 +60,26 @@ class CorrectnessRow(CellKey):
     case_indexes: tuple[int, ...] = ()
     case_outcomes: tuple[str, ...] = ()
     case_exception_types: tuple[str | None, ...] = ()
+    case_inputs: tuple[str, ...] = ()
+    """Each case's input (the task's hidden vector) as JSON, truncated."""
+    case_expected: tuple[str, ...] = ()
+    """Each case's expected value as the host compared it, JSON, truncated."""
+    unpublished_case_actuals: tuple[str | None, ...] = ()
+    """Generated output, local evidence only (never exported): a ``wrong-value`` case's
+    returned value as JSON, truncated; ``None`` for any other outcome."""
+    unpublished_case_messages: tuple[str | None, ...] = ()
+    """Generated output, local evidence only (never exported): an ``exception`` case's
+    message, truncated; ``None`` for any other outcome."""
     image: str
+
+
+UNPUBLISHED_COLUMNS = ("unpublished_case_actuals", "unpublished_case_messages")
+"""Correctness columns holding generated values and messages: the seed publishes neither, so
+exports leave them out; they exist to explain a verdict on the machine that ran it."""
+
+
+def _json_cells(values: Sequence[object]) -> tuple[str, ...]:
+    return tuple(truncated(json.dumps(v, ensure_ascii=False, sort_keys=True, default=str)) for v in values)
 
 
 def request_for(subject: Subject, arm_name: str, source: str, image: str) -> SandboxRequest:
@@ -81,6 +103,7 @@ def _row(
     status: CorrectnessStatus | None,
     reason: str,
     result: CorrectnessResult | None = None,
+    request: SandboxRequest | None = None,
 ) -> CorrectnessRow:
     cases = result.cases if result is not None else ()
     return CorrectnessRow(
@@ -90,12 +113,21 @@ def _row(
         case_indexes=tuple(case.index for case in cases),
         case_outcomes=tuple(case.outcome for case in cases),
         case_exception_types=tuple(case.exception_type for case in cases),
+        case_inputs=_json_cells(request.cases) if request is not None else (),
+        case_expected=_json_cells(request.expected) if request is not None else (),
+        unpublished_case_actuals=tuple(case.actual for case in cases),
+        unpublished_case_messages=tuple(case.exception_message for case in cases),
         image=image,
     )
 
 
 def correctness_rows(
-    candidates: Sequence[Candidate], scenario: Scenario, image: str, *, workers: int
+    candidates: Sequence[Candidate],
+    scenario: Scenario,
+    image: str,
+    *,
+    workers: int,
+    description: str | None = None,
 ) -> list[CorrectnessRow]:
     """One row per candidate, in candidate order; sandbox runs in parallel on ``workers``."""
     rows: list[CorrectnessRow | None] = []
@@ -123,7 +155,9 @@ def correctness_rows(
             (len(rows), candidate, request_for(subject, candidate.arm, candidate.source, image))
         )
         rows.append(None)
-    results = evaluate_many([request for _, _, request in pending], workers=workers)
-    for (position, candidate, _), result in zip(pending, results, strict=True):
-        rows[position] = _row(candidate, image, result.status, result.reason, result)
+    results = evaluate_many(
+        [request for _, _, request in pending], workers=workers, description=description
+    )
+    for (position, candidate, request), result in zip(pending, results, strict=True):
+        rows[position] = _row(candidate, image, result.status, result.reason, result, request)
     return [row for row in rows if row is not None]

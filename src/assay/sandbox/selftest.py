@@ -47,7 +47,11 @@ class SelfTestReport(Frozen):
 
 
 def run_selftest(
-    subjects: Sequence[Subject], image: str, *, workers: int | None = None
+    subjects: Sequence[Subject],
+    image: str,
+    *,
+    workers: int | None = None,
+    description: str | None = None,
 ) -> SelfTestReport:
     plan: list[tuple[Subject, Arm, Implementation]] = []
     requests: list[SandboxRequest] = []
@@ -63,7 +67,9 @@ def run_selftest(
             for implementation, source in sources.items():
                 plan.append((subject, arm, implementation))
                 requests.append(request_for(subject, arm.name, source, image))
-    results: list[CorrectnessResult] = evaluate_many(requests, workers=workers or default_workers())
+    results: list[CorrectnessResult] = evaluate_many(
+        requests, workers=workers or default_workers(), description=description
+    )
     failures = tuple(
         SelfTestFailure(
             subject=subject.id,
