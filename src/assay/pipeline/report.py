@@ -58,9 +58,16 @@ def verdict_plot_rows(reports: dict[str, dict[str, Any]]) -> list[dict[str, Any]
 
 
 def run(params: Params) -> None:
-    out = paths.report_dir()
+    write_all(
+        paths.DATA, paths.report_dir(), paths.TRACKED_RESULTS, params.report.metrics_reference_arm
+    )
+
+
+def write_all(data: Path, out: Path, tracked: Path, reference_arm: str | None) -> None:
+    """Every report of the evidence under ``data``: reports and page into ``out``, the
+    headline metrics and plot data into ``tracked``."""
     with progress(len(STEPS), "report", unit="step") as bar:
-        con = connect(paths.DATA)
+        con = connect(data)
         bar.update()
         reports = build_all(con)
         write_reports(reports, out)
@@ -68,7 +75,7 @@ def run(params: Params) -> None:
         scenario_reports = build_scenario_reports(con, reports["abstraction"])
         write_scenario_reports(scenario_reports, out)
         bar.update()
-        costs = build_costs(con, params.report.metrics_reference_arm)
+        costs = build_costs(con, reference_arm)
         write_costs(costs, out)
         bar.update()
         cells = cell_records(con)
@@ -76,7 +83,6 @@ def run(params: Params) -> None:
         heads = headlines(reports)
         write_page(page_context(reports, scenario_reports, costs, heads, cells), out)
         bar.update()
-    tracked = paths.TRACKED_RESULTS
     tracked.mkdir(parents=True, exist_ok=True)
     (tracked / "metrics.json").write_text(json.dumps(heads, indent=2, sort_keys=True) + "\n")
     plots = tracked / "plots"

@@ -55,17 +55,25 @@ def reuse_curve_rows(scenario_reports: dict[str, dict[str, Any]]) -> list[dict[s
     return sorted(rows, key=lambda r: (r["scenario"], r["series"], r["level"]))
 
 
-def reuse_curves(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
+def reuse_curves(rows: list[dict[str, Any]], arms: dict[str, list[str]]) -> dict[str, Any] | None:
+    """One panel per scenario, its arms in the scenario's declared order (the seed's grid)."""
     if not rows:
         return None
-    base = alt.Chart(alt.Data(values=rows)).encode(
-        x=alt.X("level:Q", title="mess level (arm)"),
-        y=alt.Y("reuse_rate:Q", title="reused cells / cells", scale=alt.Scale(domain=[0, 1])),
-        color=alt.Color("series:N", title="model (run)", legend=alt.Legend(orient="bottom")),
-        tooltip=["scenario:N", "series:N", "arm:N", "reused:Q", "cells:Q", "reuse_rate:Q"],
-    )
-    chart = (base.mark_line(point=True)).properties(width=WIDTH // 2, height=220)
-    return _spec(chart.facet(column=alt.Column("scenario:N", title=None)).resolve_scale(x="independent"))
+    panels = []
+    for scenario in sorted({row["scenario"] for row in rows}):
+        values = [row for row in rows if row["scenario"] == scenario]
+        panels.append(
+            alt.Chart(alt.Data(values=values), title=scenario)
+            .mark_line(point=True)
+            .encode(
+                x=alt.X("arm:O", sort=arms[scenario], title="arm (mess level / placement)"),
+                y=alt.Y("reuse_rate:Q", title="reused cells / cells", scale=alt.Scale(domain=[0, 1])),
+                color=alt.Color("series:N", title="model (run)", legend=alt.Legend(orient="bottom")),
+                tooltip=["series:N", "arm:N", "level:Q", "reused:Q", "cells:Q", "reuse_rate:Q"],
+            )
+            .properties(width=WIDTH // 2, height=220)
+        )
+    return _spec(alt.hconcat(*panels))
 
 
 def outcome_rows(reports: dict[str, dict[str, Any]], step: int = 1) -> list[dict[str, Any]]:

@@ -90,7 +90,10 @@ def page_context(
     runs = [primary[name]["run"] for name in sorted(primary)]
     labels = dict(HEADLINE + WITHIN_SUBJECT)
     chart_specs = {
-        "reuse_curves": charts.reuse_curves(charts.reuse_curve_rows(scenario_reports)),
+        "reuse_curves": charts.reuse_curves(
+            charts.reuse_curve_rows(scenario_reports),
+            {name: report["arms"] for name, report in scenario_reports.items()},
+        ),
         "verdicts_by_arm": charts.outcomes_by_arm(
             charts.outcome_rows(primary), charts.VERDICT_ORDER, charts.VERDICT_COLOURS, "verdict"
         ),
@@ -121,7 +124,7 @@ def page_context(
         "primary": [primary[r["run"]] for r in runs],
         "secondary": [secondary[r["run"]] for r in runs],
         "test_columns": TEST_COLUMNS,
-        "charts": {name: spec for name, spec in chart_specs.items() if spec is not None},
+        "charts": chart_specs,
         "scenarios": [s for s in scenarios if not s["codebase"]],
         "codebase_scenarios": [s for s in scenarios if s["codebase"]],
         "costs": costs,
