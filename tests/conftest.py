@@ -62,13 +62,17 @@ class Repo:
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Repo:
+    return copy_working_tree(tmp_path / "repo")
+
+
+def copy_working_tree(target: Path) -> Repo:
+    """The working tree's tracked and unignored files (no dvc.lock) in a fresh git repo."""
     tracked = subprocess.run(
         ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
         cwd=ROOT,
         capture_output=True,
         check=True,
     ).stdout
-    target = tmp_path / "repo"
     for name in filter(None, tracked.decode().split("\0")):
         source = ROOT / name
         if not source.is_file() or name == "dvc.lock":

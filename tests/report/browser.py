@@ -6,6 +6,7 @@ Without Chromium the tests that need it skip, except under ``CI`` where they fai
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from contextlib import contextmanager
@@ -37,13 +38,16 @@ class Page:
     requests: list[str] = field(default_factory=list)
 
     def chart_sizes(self) -> dict[str, dict[str, float]]:
-        """Per drawn chart: its SVG's size and how many marks (paths, rects, symbols) it holds."""
+        """Per drawn chart: its SVG's size and its data marks (legends not counted): every
+        mark, the bars and the lines."""
         return self.page.evaluate(
             """() => Object.fromEntries([...document.querySelectorAll('.chart[data-chart]')].map(node => {
                 const svg = node.querySelector('svg');
                 const box = svg ? svg.getBoundingClientRect() : {width: 0, height: 0};
-                const marks = svg ? svg.querySelectorAll('g.mark-rect path, g.mark-line path, g.mark-symbol path').length : 0;
-                return [node.dataset.chart, {width: box.width, height: box.height, marks}];
+                const count = (selector) => svg ? svg.querySelectorAll(selector).length : 0;
+                return [node.dataset.chart, {width: box.width, height: box.height,
+                    marks: count('g.role-mark > path'), bars: count('g.mark-rect.role-mark > path'),
+                    lines: count('g.mark-line.role-mark > path')}];
             }))"""
         )
 
@@ -79,3 +83,22 @@ def open_page(html: Path, *, width: int = 1400, height: int = 1000) -> Iterator[
             yield result
         finally:
             browser.close()
+
+
+def render_specs(specs: dict[str, dict[str, Any]], folder: Path) -> Iterator[Page]:
+    """A bare page drawing each Vega-Lite spec with the report's inlined bundle, opened in
+    Chromium (for specs the report does not draw itself, such as ``dvc plots`` output)."""
+    from assay.report.vega import javascript
+
+    charts = "".join(f'<div class="chart" data-chart="{name}"></div>' for name in specs)
+    data = json.dumps(specs).replace("</", "<\\/")
+    html = folder / "specs.html"
+    html.write_text(
+        f"<!doctype html><meta charset=utf-8><script>{javascript()}</script>{charts}<script>"
+        f"const specs = {data};"
+        "for (const n of document.querySelectorAll('.chart')) vegaEmbed(n, specs[n.dataset.chart],"
+        " {renderer: 'svg', actions: false}).catch(e => { n.textContent = 'chart failed: ' + e;"
+        " console.error(String(e)); });</script>",
+        encoding="utf-8",
+    )
+    return open_page(html)
