@@ -36,7 +36,9 @@ def test_log_lines_carry_count_rate_and_eta_without_carriage_returns() -> None:
     assert "40/40" in lines[-1]
     middle = [line for line in lines if re.search(r"\b([1-9]|[1-3]\d)/40\b", line)]
     assert middle, log
-    assert all(re.search(r"\[\d\d:\d\d<\d\d:\d\d, +[\d.]+(cell/s|s/cell)\]", line) for line in middle)
+    assert all(
+        re.search(r"\[\d\d:\d\d<\d\d:\d\d, +[\d.]+(cell/s|s/cell)\]", line) for line in middle
+    )
 
 
 def test_log_is_throttled() -> None:

@@ -77,8 +77,8 @@ def test_repro_runs_end_to_end_then_skips_then_rescores_without_executing(repo):
     costs = repo.read("data/report/duplication_cost.md")
     assert "SLOC (radon)" in costs and "jscpd" in costs
     metrics = json.loads(repo.read("reports/metrics.json"))["sim-follower-v1"]
-    assert metrics["simulated"] == 1 and metrics["complete_subjects"] == 12
-    assert 0 <= metrics["reuse_rate_reference"] <= 1 and len(metrics) <= 13
+    assert metrics["simulated"] == 1 and metrics["complete"] == 12
+    assert 0 <= metrics["reuse_ref"] <= 1 and len(metrics) <= 13
     sent = _intents(repo)
     assert sent == 48
     first_report = repo.read("data/report/runs/sim-follower-v1/abstraction.md")
@@ -171,7 +171,7 @@ def test_experiment_with_changed_follow_rate_is_compared_by_exp_show(repo):
             metrics = (data.get("metrics") or {}).get("reports/metrics.json", {}).get("data")
             if metrics:
                 names.append(experiment.get("name") or data.get("rev"))
-                values.append(metrics["sim-follower-v1"]["reuse_rate_reference"])
+                values.append(metrics["sim-follower-v1"]["reuse_ref"])
     assert "always-follow" in names and len(values) >= 2
     assert values[names.index("always-follow")] == 1.0
     assert values[names.index("main")] != 1.0

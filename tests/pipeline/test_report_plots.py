@@ -57,13 +57,21 @@ def test_plots_alone_and_under_diff(tmp_path: Path) -> None:
 
     alone = _shown(repo, "show")
     verdicts = alone[VERDICTS]["data"]["values"]
-    assert {(r["run"], r["arm"]) for r in verdicts} == {(run, arm) for run in ("run-a", "run-b") for arm in ARMS}
+    assert {(r["run"], r["arm"]) for r in verdicts} == {
+        (run, arm) for run in ("run-a", "run-b") for arm in ARMS
+    }
     assert all(r["verdict"] in ("reused", "duplicated") and int(r["cells"]) > 0 for r in verdicts)
     assert sum(int(r["cells"]) for r in verdicts) == 2 * 4 * len(ARMS)
     encoding = alone[VERDICTS]["spec"]["encoding"]
-    assert (encoding["y"]["field"], encoding["x"]["field"], encoding["yOffset"]["field"]) == ("arm", "cells", "rev")
+    assert (encoding["y"]["field"], encoding["x"]["field"], encoding["yOffset"]["field"]) == (
+        "arm",
+        "cells",
+        "rev",
+    )
     reuse = alone[REUSE]["data"]["values"]
-    assert {(r["run"], int(r["level"])) for r in reuse} == {(run, lv) for run in ("run-a", "run-b") for lv in (0, 3, 10)}
+    assert {(r["run"], int(r["level"])) for r in reuse} == {
+        (run, lv) for run in ("run-a", "run-b") for lv in (0, 3, 10)
+    }
     assert all(0 <= float(r["reuse_rate"]) <= 1 for r in reuse)
     sizes = _drawn(alone, tmp_path)
     assert sizes["verdicts_by_arm"]["bars"] == len(verdicts)

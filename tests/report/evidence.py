@@ -29,7 +29,9 @@ def _plan(run: str) -> dict:
     }  # fmt: skip
 
 
-def write_dose_evidence(data: Path, runs: tuple[str, ...] = ("run-a", "run-b"), subjects: int = 4) -> None:
+def write_dose_evidence(
+    data: Path, runs: tuple[str, ...] = ("run-a", "run-b"), subjects: int = 4
+) -> None:
     write_records(
         data / "subjects" / "dose" / "subjects.parquet",
         SubjectRow,
@@ -53,19 +55,37 @@ def write_dose_evidence(data: Path, runs: tuple[str, ...] = ("run-a", "run-b"), 
         calls, candidates, verdicts, correctness = [], [], [], []
         for s in range(subjects):
             for level, arm in enumerate(ARMS):
-                key = dict(run=run, cell_id=f"s{s}/{arm}/r1", subject=f"s{s}", arm=arm, repeat=1, step=1)
+                key = {
+                    "run": run, "cell_id": f"s{s}/{arm}/r1", "subject": f"s{s}", "arm": arm, "repeat": 1, "step": 1
+                }
                 reused = (s + level * (index + 1)) % 3 != 2
                 source = REUSED if reused else DUPLICATED
-                calls.append(CallRecord(**key, status="completed", prompt_digest=f"p{s}{arm}",
-                                        text=f"```python\n{source}```\n{HOSTILE}"))
-                candidates.append(CandidateRow(**key, execution_status="completed", extract_status="code", source=source))
-                verdicts.append(VerdictRow(
-                    **key, verdict="reused" if reused else "duplicated",
-                    reason="helper-call" if reused else "primitive-only", evaluator_version=7,
-                    rule="unconditional_helper_call" if reused else "primitive_only",
-                    helper_call_lines=(2,) if reused else (), helper_call_positions=("unconditional",) if reused else (),
-                    primitive_calls=() if reused else ("str.join", "str.isdigit", "len"),
-                    primitive_call_lines=() if reused else (2, 2, 3)))
+                calls.append(
+                    CallRecord(
+                        **key,
+                        status="completed",
+                        prompt_digest=f"p{s}{arm}",
+                        text=f"```python\n{source}```\n{HOSTILE}",
+                    )
+                )
+                candidates.append(
+                    CandidateRow(
+                        **key, execution_status="completed", extract_status="code", source=source
+                    )
+                )
+                verdicts.append(
+                    VerdictRow(
+                        **key,
+                        verdict="reused" if reused else "duplicated",
+                        reason="helper-call" if reused else "primitive-only",
+                        evaluator_version=7,
+                        rule="unconditional_helper_call" if reused else "primitive_only",
+                        helper_call_lines=(2,) if reused else (),
+                        helper_call_positions=("unconditional",) if reused else (),
+                        primitive_calls=() if reused else ("str.join", "str.isdigit", "len"),
+                        primitive_call_lines=() if reused else (2, 2, 3),
+                    )
+                )
                 correctness.append(CorrectnessRow(
                     **key, status="correct" if reused else "incorrect",
                     reason="all-cases-passed" if reused else "wrong-value", case_indexes=(0, 1),
@@ -77,4 +97,6 @@ def write_dose_evidence(data: Path, runs: tuple[str, ...] = ("run-a", "run-b"), 
         write_records(data / "execute" / run / "cells.parquet", CallRecord, calls)
         write_records(data / "extract" / run / "candidates.parquet", CandidateRow, candidates)
         write_records(data / "structure" / run / "verdicts.parquet", VerdictRow, verdicts)
-        write_records(data / "correctness" / run / "correctness.parquet", CorrectnessRow, correctness)
+        write_records(
+            data / "correctness" / run / "correctness.parquet", CorrectnessRow, correctness
+        )

@@ -43,7 +43,9 @@ def test_charts_render_and_cell_browser_works_offline(tmp_path: Path) -> None:
         p.select_option("#filter-verdict", "duplicated")
         duplicated = p.locator("#cell-table tbody tr").count()
         assert 0 < duplicated < 24
-        assert set(p.locator("#cell-table tbody td:nth-child(7)").all_inner_texts()) == {"duplicated"}
+        assert set(p.locator("#cell-table tbody td:nth-child(7)").all_inner_texts()) == {
+            "duplicated"
+        }
         p.select_option("#filter-verdict", "")
         p.fill("#filter-text", "mess-10")
         assert set(p.locator("#cell-table tbody td:nth-child(3)").all_inner_texts()) == {"mess-10"}

@@ -103,12 +103,12 @@ def test_assay_sql_reports_a_bad_query_as_a_usage_error(tmp_path):
 
 
 def test_scenario_report_puts_runs_side_by_side_with_regressed_counts(tmp_path):
+    from assay.report.charts import reuse_curve_rows
     from assay.report.primary import build_all
     from assay.report.scenarios import (
         build_scenario_reports,
         render_scenario_markdown,
     )
-    from assay.report.charts import reuse_curve_rows
 
     first, _ = write_evidence(tmp_path, 4)
     second, _ = write_evidence(tmp_path, 5)

@@ -39,7 +39,9 @@ def test_explanation_table(case: dict[str, Any]) -> None:
     )
     expected = {field: merged.get(field, []) for field in FIELDS}
     got = explanation.model_dump()
-    assert {field: (got[field] if field == "rule" else list(got[field])) for field in FIELDS} == expected
+    assert {
+        field: (got[field] if field == "rule" else list(got[field])) for field in FIELDS
+    } == expected
     assert explanation.rule in RULE_TEXT
 
 
@@ -50,16 +52,18 @@ def _structure_cases() -> list[Any]:
         for case in document["cases"]:
             merged = {**document.get("defaults", {}), **case}
             for version in sorted(EVALUATOR_VERSIONS):
-                params.append(pytest.param(merged, version, id=f"{table.stem}:{merged['name']}:v{version}"))
+                params.append(
+                    pytest.param(merged, version, id=f"{table.stem}:{merged['name']}:v{version}")
+                )
     return params
 
 
 @pytest.mark.parametrize(("case", "version"), _structure_cases())
 def test_explanation_agrees_with_the_verdict(case: dict[str, Any], version: int) -> None:
-    arguments = dict(
-        helper=case["helper"], helper_module=case["helper_module"], primitives=case["primitives"],
-        version=version,
-    )  # fmt: skip
+    arguments = {
+        "helper": case["helper"], "helper_module": case["helper_module"], "primitives": case["primitives"],
+        "version": version,
+    }  # fmt: skip
     result = score(case["source"], **arguments)
     explanation = explain(case["source"], **arguments)
     if result.verdict == "rejected":

@@ -7,6 +7,8 @@ version is ``dvc repro`` after changing ``evaluators.structure``.
 
 from __future__ import annotations
 
+from typing import Any
+
 from assay.fixtures.model import Scenario
 from assay.params import Params
 from assay.pipeline import paths
@@ -38,7 +40,7 @@ def verdict_rows(
     tasks = {s.id: s.task for s in scenario.subjects}
     rows = []
     for c in candidates:
-        explanation: dict[str, object] = {}
+        explanation: dict[str, Any] = {}
         if c.source is None:
             verdict, reason = (
                 None,

@@ -11,7 +11,6 @@ from typing import Any
 
 import duckdb
 
-from assay.report.primary import rows_of
 from assay.structure.explain import RULE_TEXT
 
 SUMMARY_COLUMNS = (
@@ -52,7 +51,9 @@ def explanation(row: dict[str, Any]) -> dict[str, Any]:
     return {
         "rule": rule,
         "rule_text": RULE_TEXT.get(rule, "") if rule else "not scored: no candidate source",
-        "helper": row["helper"] if not row["helper_module"] else f"{row['helper_module']}.{row['helper']}",
+        "helper": row["helper"]
+        if not row["helper_module"]
+        else f"{row['helper_module']}.{row['helper']}",
         "helper_calls": [
             {"line": line, "position": position}
             for line, position in zip(
@@ -92,7 +93,13 @@ def cell_records(
     )
     for m in con.execute(metric_sql, params).fetchall():
         metrics.setdefault((m[0], m[1]), []).append(
-            dict(zip(("tool", "metric", "before", "after", "delta", "missing_reason"), m[2:], strict=True))
+            dict(
+                zip(
+                    ("tool", "metric", "before", "after", "delta", "missing_reason"),
+                    m[2:],
+                    strict=True,
+                )
+            )
         )
     records = []
     for row in rows:
@@ -114,7 +121,9 @@ def cell_records(
                 "candidate": row["candidate"],
                 "explanation": explanation(row),
                 "cases": cases(row),
-                "metrics": metrics.get((row["run"], row["cell_id"]), []) if row["step"] == 1 else [],
+                "metrics": metrics.get((row["run"], row["cell_id"]), [])
+                if row["step"] == 1
+                else [],
             }
         )
     return records
@@ -137,23 +146,32 @@ def render_text(record: dict[str, Any], *, prompt: bool = True) -> str:
     head = [
         f"# {r['run']}  {r['cell_id']}  step {r['step']}"
         + ("  [SIMULATED MODEL: not evidence]" if r["simulated"] else ""),
-        f"model {r['model']}, scenario {r['scenario']}, subject {r['subject']}, arm {r['arm']}, "
-        f"repeat {r['repeat']}",
-        f"call: {r['status']}" + (f" ({r['status_reason']})" if r["status_reason"] else "")
+        (
+            f"model {r['model']}, scenario {r['scenario']}, subject {r['subject']}, arm {r['arm']}, "
+            f"repeat {r['repeat']}"
+        ),
+        f"call: {r['status']}"
+        + (f" ({r['status_reason']})" if r["status_reason"] else "")
         + (f", cost ${r['cost_usd']:.6f}" if r["cost_usd"] is not None else "")
         + f", reserved ${r['reservation_usd']:.4f}",
         "",
-        f"## Verdict: {r['verdict'] or 'missing'} ({r['verdict_reason']}), evaluator "
-        f"v{r['evaluator_version']}",
+        (
+            f"## Verdict: {r['verdict'] or 'missing'} ({r['verdict_reason']}), evaluator "
+            f"v{r['evaluator_version']}"
+        ),
         f"  decided by: {e['rule'] or '-'}: {e['rule_text']}",
         f"  helper {e['helper']}: "
-        + (", ".join(f"line {c['line']} ({c['position']})" for c in e["helper_calls"]) or "no call"),
+        + (
+            ", ".join(f"line {c['line']} ({c['position']})" for c in e["helper_calls"]) or "no call"
+        ),
         "  primitives called: "
         + (", ".join(f"{c['primitive']} line {c['line']}" for c in e["primitive_calls"]) or "none")
         + f" (declared: {', '.join(e['declared_primitives'])})",
     ]
     if e["same_name_call_lines"]:
-        head.append("  same-named calls elsewhere: lines " + ", ".join(map(str, e["same_name_call_lines"])))
+        head.append(
+            "  same-named calls elsewhere: lines " + ", ".join(map(str, e["same_name_call_lines"]))
+        )
     head.append("")
     correctness = [
         f"## Correctness (secondary): {r['correctness'] or 'missing'} ({r['correctness_reason']})"

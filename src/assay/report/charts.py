@@ -67,8 +67,12 @@ def reuse_curves(rows: list[dict[str, Any]], arms: dict[str, list[str]]) -> dict
             .mark_line(point=True)
             .encode(
                 x=alt.X("arm:O", sort=arms[scenario], title="arm (mess level / placement)"),
-                y=alt.Y("reuse_rate:Q", title="reused cells / cells", scale=alt.Scale(domain=[0, 1])),
-                color=alt.Color("series:N", title="model (run)", legend=alt.Legend(orient="bottom")),
+                y=alt.Y(
+                    "reuse_rate:Q", title="reused cells / cells", scale=alt.Scale(domain=[0, 1])
+                ),
+                color=alt.Color(
+                    "series:N", title="model (run)", legend=alt.Legend(orient="bottom")
+                ),
                 tooltip=["series:N", "arm:N", "level:Q", "reused:Q", "cells:Q", "reuse_rate:Q"],
             )
             .properties(width=WIDTH // 2, height=220)
@@ -96,9 +100,7 @@ def outcomes_by_arm(
         .encode(
             y=alt.Y("arm:N", title=None, sort=None),
             x=alt.X("cells:Q", title="cells", stack="zero"),
-            color=alt.Color(
-                "outcome:N", title=title, scale=alt.Scale(domain=order, range=colours)
-            ),
+            color=alt.Color("outcome:N", title=title, scale=alt.Scale(domain=order, range=colours)),
             order=alt.Order("order:Q"),
             tooltip=["run:N", "arm:N", "outcome:N", "cells:Q"],
         )
@@ -106,8 +108,9 @@ def outcomes_by_arm(
         .properties(width=WIDTH, height=alt.Step(14))
     )
     return _spec(
-        chart.facet(row=alt.Row("run:N", title=None, header=alt.Header(labelAngle=0, labelAlign="left")))
-        .resolve_scale(y="independent")
+        chart.facet(
+            row=alt.Row("run:N", title=None, header=alt.Header(labelAngle=0, labelAlign="left"))
+        ).resolve_scale(y="independent")
     )
 
 
@@ -149,8 +152,12 @@ def chain_steps(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
 
 def cost_rows(costs: dict[str, Any], labels: dict[str, str]) -> list[dict[str, Any]]:
     return [
-        {"metric": labels.get(row["metric"], row["metric"]), "verdict": row["verdict"],
-         "mean_delta": row["mean_delta"], "outputs": row["outputs"]}  # fmt: skip
+        {
+            "metric": labels.get(row["metric"], row["metric"]),
+            "verdict": row["verdict"],
+            "mean_delta": row["mean_delta"],
+            "outputs": row["outputs"],
+        }
         for row in costs["by_verdict"]
         if row["outputs"]
     ]

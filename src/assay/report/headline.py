@@ -1,8 +1,13 @@
 """The headline of each run: a dozen numbers, for ``reports/metrics.json`` (so ``dvc exp show``
 stays readable) and the top of the HTML report. The full tables live in the reports.
 
-Rates are reused (or correct) cells over the arm's cells at step 1; ``p_min`` is the smallest
-exact sign-test p over the compared arms and ``null`` when no subject was complete.
+Keys are short because ``dvc exp show`` makes a column of each: ``reuse_ref`` / ``reuse_min`` /
+``reuse_max`` are reused cells over the arm's cells at step 1 for the reference arm and the
+lowest and highest other arm; ``correct_ref`` the same for correct cells (secondary);
+``complete`` the fewest complete subjects of any comparison; ``p_min`` the smallest exact
+sign-test p over the compared arms (``null`` when no subject was complete); ``sig_arms`` the
+arms significantly different from the reference; ``calls_done`` completed provider calls of
+``cells`` planned; ``spent_usd`` reported spend, ``worst_usd`` the plan's worst case.
 """
 
 from __future__ import annotations
@@ -32,18 +37,18 @@ def run_headline(abstraction: dict[str, Any], correctness: dict[str, Any]) -> di
     other_rates = [r for r in (_rate(counts, a, "reused") for a in others) if r is not None]
     return {
         "simulated": int(bool(run["simulated"])),
-        "awaiting_authorization": int(run["authorization"] == "awaiting-authorization"),
+        "awaiting": int(run["authorization"] == "awaiting-authorization"),
         "cells": run["cells"],
-        "completed_calls": completed,
-        "complete_subjects": min(complete) if complete else 0,
-        "reuse_rate_reference": _rate(counts, reference, "reused"),
-        "reuse_rate_min_other": min(other_rates) if other_rates else None,
-        "reuse_rate_max_other": max(other_rates) if other_rates else None,
+        "calls_done": completed,
+        "complete": min(complete) if complete else 0,
+        "reuse_ref": _rate(counts, reference, "reused"),
+        "reuse_min": min(other_rates) if other_rates else None,
+        "reuse_max": max(other_rates) if other_rates else None,
         "p_min": min(p_values) if p_values else None,
-        "significant_arms": sum(1 for t in tests if t["significant"]),
-        "correct_rate_reference": _rate(correctness["outcome_counts"], reference, "correct"),
+        "sig_arms": sum(1 for t in tests if t["significant"]),
+        "correct_ref": _rate(correctness["outcome_counts"], reference, "correct"),
         "spent_usd": round(reported, 6),
-        "worst_case_usd": run["worst_case_usd"],
+        "worst_usd": run["worst_case_usd"],
     }
 
 

@@ -17,7 +17,7 @@ from typing import Any
 import jinja2
 
 from assay.report import charts, vega
-from assay.report.costs import HEADLINE, WITHIN_SUBJECT, VERDICTS, pivot
+from assay.report.costs import HEADLINE, VERDICTS, WITHIN_SUBJECT, pivot
 from assay.report.kinds import ABSTRACTION, CORRECTNESS
 from assay.report.primary import TEST_COLUMNS
 

@@ -8,6 +8,7 @@ by the vl-convert version; it is the same bytes for the same version.
 from __future__ import annotations
 
 import os
+from importlib.metadata import version
 from pathlib import Path
 
 import vl_convert
@@ -20,12 +21,11 @@ def cache_dir() -> Path:
 
 def javascript() -> str:
     """The bundle, safe to put inside ``<script>`` (no ``</script`` in it)."""
-    version = vl_convert.__version__
-    path = cache_dir() / f"vega-embed-vl-convert-{version}.js"
+    path = cache_dir() / f"vega-embed-vl-convert-{version('vl-convert-python')}.js"
     try:
         text = path.read_text(encoding="utf-8")
     except OSError:
-        text = vl_convert.javascript_bundle()
+        text = vl_convert.javascript_bundle()  # type: ignore[call-arg]  # the stub wants a snippet
         path.parent.mkdir(parents=True, exist_ok=True)
         partial = path.with_suffix(f".{os.getpid()}.tmp")
         partial.write_text(text, encoding="utf-8")

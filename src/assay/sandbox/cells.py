@@ -79,7 +79,9 @@ exports leave them out; they exist to explain a verdict on the machine that ran 
 
 
 def _json_cells(values: Sequence[object]) -> tuple[str, ...]:
-    return tuple(truncated(json.dumps(v, ensure_ascii=False, sort_keys=True, default=str)) for v in values)
+    return tuple(
+        truncated(json.dumps(v, ensure_ascii=False, sort_keys=True, default=str)) for v in values
+    )
 
 
 def request_for(subject: Subject, arm_name: str, source: str, image: str) -> SandboxRequest:

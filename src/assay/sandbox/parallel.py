@@ -32,9 +32,10 @@ def evaluate_many(
         raise ValueError("workers must be at least 1")
     executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="assay-sandbox")
     try:
-        with removal_on_signals(), progress(
-            len(requests) if description else 0, description or "", unit="run"
-        ) as bar:
+        with (
+            removal_on_signals(),
+            progress(len(requests) if description else 0, description or "", unit="run") as bar,
+        ):
             futures = [executor.submit(evaluate, request) for request in requests]
             pending = set(futures)
             while pending:

@@ -44,11 +44,11 @@ from assay.structure.versions import (
 
 __all__ = [
     "DEFAULT_VERSION",
-    "gated_candidate",
     "EVALUATOR_VERSIONS",
     "EvaluatorVersion",
     "StructuralReason",
     "StructuralResult",
+    "gated_candidate",
     "score",
 ]
 
