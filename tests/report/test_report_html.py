@@ -65,3 +65,26 @@ def test_charts_render_and_cell_browser_works_offline(tmp_path: Path) -> None:
         assert "</script>" in p.inner_text("#response")
         browser.screenshot("handmade-cell.png")
         assert browser.console_errors == []
+
+
+def test_assay_show_prints_one_cell_with_its_explanation(tmp_path: Path, capsys) -> None:
+    from assay.cli import main
+
+    data = tmp_path / "data"
+    write_dose_evidence(data)
+    assert main(["show", "run-a", "s3/mess-10/r1", "--data", str(data)]) == 0
+    shown = capsys.readouterr().out
+    for part in (
+        "# run-a  s3/mess-10/r1  step 1  [SIMULATED MODEL: not evidence]",
+        "## Verdict: duplicated (primitive-only), evaluator v7",
+        "decided by: primitive_only: rule 7",
+        "primitives called: str.join line 2, str.isdigit line 2, len line 3",
+        'case 1: wrong-value  input "1234567812345678"  expected "************5678"  actual',
+        "## Candidate (extracted)",
+        '2 |     digits = "".join(c for c in value if c.isdigit())',
+        "## Raw response",
+        "## Prompt",
+    ):
+        assert part in shown, part
+    assert main(["show", "run-a", "s3/mess-10/r1", "--data", str(data), "--no-prompt"]) == 0
+    assert "## Prompt" not in capsys.readouterr().out

@@ -5,7 +5,9 @@ Views: ``subjects``, ``prompts``, ``cells``, ``responses``, ``candidates``, ``ve
 model, scenario, analysis plan, plan hash and authorization state), and the derived
 ``outcomes``, ``arm_medians`` and ``pairs`` (abstraction) and ``correctness_outcomes``,
 ``correctness_arm_medians`` and ``correctness_pairs`` (correctness), ``metrics`` (the measure
-stage's long-form rows) and ``metric_changes`` (those rows with verdict and family). ``sign_test_p(for, against)`` is the exact two-sided sign test.
+stage's long-form rows), ``metric_changes`` (those rows with verdict and family) and
+``cell_details`` (one row per call: prompt, response, candidate, verdict with its explanation,
+correctness cases; what the cell browser and ``assay show`` print). ``sign_test_p(for, against)`` is the exact two-sided sign test.
 """
 
 from __future__ import annotations
