@@ -71,7 +71,9 @@ def reuse_curves(rows: list[dict[str, Any]], arms: dict[str, list[str]]) -> dict
                     "reuse_rate:Q", title="reused cells / cells", scale=alt.Scale(domain=[0, 1])
                 ),
                 color=alt.Color(
-                    "series:N", title="model (run)", legend=alt.Legend(orient="bottom")
+                    "series:N",
+                    title="model (run)",
+                    legend=alt.Legend(orient="bottom", labelLimit=480, columns=1),
                 ),
                 tooltip=["series:N", "arm:N", "level:Q", "reused:Q", "cells:Q", "reuse_rate:Q"],
             )
@@ -85,7 +87,7 @@ def outcome_rows(reports: dict[str, dict[str, Any]], step: int = 1) -> list[dict
         {"run": name, "arm": row["arm"], "outcome": row["outcome"], "cells": row["cells"]}
         for name, report in sorted(reports.items())
         for row in report["outcome_counts"]
-        if row["step"] == step
+        if row["step"] == step and row["outcome"] is not None  # None: never executed
     ]
 
 

@@ -19,6 +19,7 @@
     return node;
   }
   const text = (value) => (value === null || value === undefined ? "—" : String(value));
+  const shorten = (value, n) => { const t = text(value); return t.length > n ? t.slice(0, n - 1) + "…" : t; };
 
   function drawCharts() {
     for (const node of document.querySelectorAll(".chart[data-chart]")) {
@@ -142,8 +143,9 @@
           c.exception_type ? c.exception_type + (c.exception_message ? ": " + c.exception_message : "") : null]))
         : el("p", { className: "none", text: "no cases ran" }),
       el("h3", { text: "Metric deltas (after − before)" }),
-      cell.metrics.length ? table(["tool", "metric", "before", "after", "delta", "missing"],
-        cell.metrics.map((m) => [m.tool, m.metric, m.before, m.after, m.delta, m.missing_reason]))
+      cell.metrics.length ? table(["metric", "tool", "before", "after", "delta"],
+        cell.metrics.map((m) => [m.metric, m.tool, m.before, m.after,
+          m.delta === null ? "missing: " + shorten(m.missing_reason, 60) : m.delta]))
         : el("p", { className: "none", text: "not measured" }),
       el("h3", { text: "Call" }),
       facts([["status", cell.status + (cell.status_reason ? " (" + cell.status_reason + ")" : "")], ["model", cell.model],
