@@ -12,7 +12,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from assay.pipeline import paths
+from assay import evidence
 from assay.report import vega
 from assay.report.cell_browser import cell_records
 from assay.report.costs import build_costs
@@ -32,7 +32,7 @@ def main() -> None:
         times[name] = time.perf_counter() - started
         return result
 
-    con = timed("connect (views)", connect, paths.DATA)
+    con = timed("connect (views)", connect, evidence.DATA)
     reports = timed("run reports", build_all, con)
     scenarios = timed("scenario reports", build_scenario_reports, con, reports["abstraction"])
     costs = timed("duplication cost", build_costs, con, None)

@@ -2,13 +2,11 @@
 
 import sys
 
-from assay.authorize import AuthorizationError
+from assay.errors import boundary
 from assay.params import load_params
 from assay.pipeline import authorize
 
 if __name__ == "__main__":
-    try:
+    with boundary():
         decision = authorize.run(sys.argv[1], load_params())
-    except AuthorizationError as exc:
-        sys.exit(f"assay: {exc}")
-    print(f"{decision.run}: {decision.state} ({decision.reason}); plan {decision.plan_hash}")
+        print(f"{decision.run}: {decision.state} ({decision.reason}); plan {decision.plan_hash}")

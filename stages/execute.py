@@ -3,16 +3,14 @@
 import sys
 from collections import Counter
 
-from assay.ledger import LedgerBindingError
+from assay.errors import boundary
 from assay.params import load_params
 from assay.pipeline import execute
 
 if __name__ == "__main__":
     run_id = sys.argv[1]
-    try:
+    with boundary():
         executed = execute.run(run_id, load_params())
-    except LedgerBindingError as exc:
-        sys.exit(f"assay: {exc}")
     if executed.preflight is not None:
         print(f"{run_id}: pre-flight checks (free calls)\n{executed.preflight.render()}")
     if executed.refused:

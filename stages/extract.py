@@ -2,7 +2,9 @@
 
 import sys
 
+from assay.errors import boundary
 from assay.pipeline import extract
 
 if __name__ == "__main__":
-    extract.run(sys.argv[1])
+    with boundary():
+        extract.run(sys.argv[1])

@@ -2,8 +2,10 @@
 
 import sys
 
+from assay.errors import boundary
 from assay.params import load_params
 from assay.pipeline import measure
 
 if __name__ == "__main__":
-    measure.run(sys.argv[1], load_params())
+    with boundary():
+        measure.run(sys.argv[1], load_params())

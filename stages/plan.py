@@ -2,9 +2,11 @@
 
 import sys
 
+from assay.errors import boundary
 from assay.params import load_params
 from assay.pipeline import plan
 from assay.plan import summary
 
 if __name__ == "__main__":
-    print(summary(plan.run(sys.argv[1], load_params())))
+    with boundary():
+        print(summary(plan.run(sys.argv[1], load_params())))

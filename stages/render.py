@@ -2,7 +2,9 @@
 
 import sys
 
+from assay.errors import boundary
 from assay.pipeline import render
 
 if __name__ == "__main__":
-    render.run(sys.argv[1])
+    with boundary():
+        render.run(sys.argv[1])

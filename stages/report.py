@@ -1,7 +1,9 @@
 """DVC stage `report`: every run's evidence → data/report/."""
 
+from assay.errors import boundary
 from assay.params import load_params
 from assay.pipeline import report
 
 if __name__ == "__main__":
-    report.run(load_params())
+    with boundary():
+        report.run(load_params())

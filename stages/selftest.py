@@ -2,11 +2,12 @@
 
 import sys
 
+from assay.errors import boundary
 from assay.pipeline import selftest
 
 if __name__ == "__main__":
-    try:
+    with boundary():
         report = selftest.run(sys.argv[1])
-    except selftest.SelfTestFailed as exc:
-        sys.exit(f"assay: {exc}")
-    print(f"{sys.argv[1]}: sandbox self-test passed ({report.checks} checks, image {report.image})")
+        print(
+            f"{sys.argv[1]}: sandbox self-test passed ({report.checks} checks, image {report.image})"
+        )

@@ -2,12 +2,10 @@
 
 import sys
 
-from assay.fixtures import FixtureError
+from assay.errors import boundary
 from assay.params import load_params
 from assay.pipeline import subjects
 
 if __name__ == "__main__":
-    try:
+    with boundary():
         subjects.run(sys.argv[1], load_params())
-    except FixtureError as exc:
-        sys.exit(f"assay: malformed fixture: {exc}")

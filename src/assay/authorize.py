@@ -10,15 +10,12 @@ from __future__ import annotations
 
 from typing import Literal
 
+from assay.errors import AuthorizationError
 from assay.params import RunSpec
 from assay.plan import Plan
 from assay.records import Frozen
 
 AuthorizationState = Literal["free", "authorized", "awaiting-authorization"]
-
-
-class AuthorizationError(ValueError):
-    """The authorization in params.yaml does not match the plan."""
 
 
 class Authorization(Frozen):

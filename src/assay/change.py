@@ -17,10 +17,11 @@ import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from assay.errors import AssayError
 from assay.records import Frozen
 
 
-class ChangeError(ValueError):
+class ChangeError(AssayError, ValueError):
     """The change cannot be made: the target or the candidate does not parse."""
 
 

@@ -2,7 +2,8 @@
 
 Each command module exposes ``register(subparsers)``, which adds its parser and sets
 ``handler`` (a function taking the parsed namespace and returning an exit code). Bad arguments
-and unreadable inputs exit 2 with a message, as argparse does.
+and unreadable inputs exit 2 with a message, as argparse does; any other ``AssayError`` is
+``assay: <message>`` and exit 1 (``assay.errors.boundary``).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import sys
 from collections.abc import Sequence
 
 from assay.commands import UsageError
+from assay.errors import boundary
 
 __all__ = ["UsageError", "build_parser", "main"]
 
@@ -45,10 +47,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    try:
-        return int(args.handler(args))
-    except UsageError as exc:
-        parser.exit(2, f"assay: error: {exc}\n")
+    with boundary():
+        try:
+            return int(args.handler(args))
+        except UsageError as exc:
+            parser.exit(2, f"assay: error: {exc}\n")
 
 
 if __name__ == "__main__":

@@ -20,43 +20,17 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from assay.digest import sha256_hex
+from assay.evidence import CallRecord
 from assay.ledger import Ledger, LedgerState
 from assay.plan import Plan, PlannedCell
 from assay.providers.base import Provider, ProviderRequest, ProviderResult
-from assay.records import CellKey, ExecutionStatus
+from assay.records import ExecutionStatus
 
 NANO = 1_000_000_000
 
 NextPrompt = Callable[[PlannedCell, int, Sequence[str]], str | None]
 """Renders step ``k`` (2…) of a chain cell from the texts of the steps before it; ``None``
 when an earlier answer held no code to build on."""
-
-
-class CallRecord(CellKey):
-    """One row of ``cells.parquet``: what happened to one provider call."""
-
-    status: ExecutionStatus
-    reason: str | None = None
-    halt: bool = False
-    reservation_usd: float = 0.0
-    price_cap_prompt_usd_per_m: float = 0.0
-    price_cap_completion_usd_per_m: float = 0.0
-    """The plan's price caps in force for this call (USD per million tokens)."""
-    cost_usd: float | None = None
-    """Provider-reported cost; ``None`` when nothing was reported."""
-    prompt_tokens: int | None = None
-    completion_tokens: int | None = None
-    generation_id: str | None = None
-    served_model: str | None = None
-    served_provider: str | None = None
-    finish_reason: str | None = None
-    detail: str | None = None
-    """Human-readable cause (the provider's error message, shortened and redacted)."""
-    no_charge_proven: bool = False
-    latency_seconds: float | None = None
-    prompt_digest: str | None = None
-    response_digest: str | None = None
-    text: str | None = None
 
 
 def call_key(cell: PlannedCell, step: int) -> str:

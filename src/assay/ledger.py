@@ -25,14 +25,11 @@ from pathlib import Path
 from typing import Any
 
 from assay.digest import canonical_json, sha256_hex
+from assay.errors import LedgerBindingError
 from assay.providers.base import ProviderResult
 from assay.records import Frozen
 
 LEDGER_FILE = "ledger.jsonl"
-
-
-class LedgerBindingError(RuntimeError):
-    """The ledger on disk belongs to another plan, or a paid run's ledger already began."""
 
 
 class LedgerState(Frozen):

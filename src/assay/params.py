@@ -12,6 +12,7 @@ from typing import Literal
 import yaml
 from pydantic import Field, ValidationError, model_validator
 
+from assay.errors import InputError
 from assay.providers.base import ModelProfile
 from assay.records import Frozen
 
@@ -86,7 +87,7 @@ class Params(Frozen):
         return self.models[self.run(run_id).model]
 
 
-class ParamsError(ValueError):
+class ParamsError(InputError):
     """params.yaml is missing, unreadable or invalid; the message names the field."""
 
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 import yaml
 
-from assay.metrics import MeasureItem, MetricRow, measure
+from assay.metrics import MeasureItem, Measurement, measure
 
 CASES: list[dict[str, Any]] = yaml.safe_load(
     (Path(__file__).parent / "cases" / "adapters.yaml").read_text(encoding="utf-8")
@@ -16,7 +16,7 @@ CASES: list[dict[str, Any]] = yaml.safe_load(
 
 
 @pytest.fixture(scope="module")
-def measured() -> dict[str, dict[tuple[str, str], MetricRow]]:
+def measured() -> dict[str, dict[tuple[str, str], Measurement]]:
     items = [
         MeasureItem(
             cell_id=case["name"],
@@ -27,7 +27,7 @@ def measured() -> dict[str, dict[tuple[str, str], MetricRow]]:
         )
         for case in CASES
     ]
-    by_cell: dict[str, dict[tuple[str, str], MetricRow]] = {}
+    by_cell: dict[str, dict[tuple[str, str], Measurement]] = {}
     for row in measure(items, workers=1):
         by_cell.setdefault(row.cell_id, {})[(row.tool, row.metric)] = row
     return by_cell
@@ -35,7 +35,7 @@ def measured() -> dict[str, dict[tuple[str, str], MetricRow]]:
 
 @pytest.mark.parametrize("case", CASES, ids=[case["name"] for case in CASES])
 def test_adapter_case(
-    case: dict[str, Any], measured: dict[str, dict[tuple[str, str], MetricRow]]
+    case: dict[str, Any], measured: dict[str, dict[tuple[str, str], Measurement]]
 ) -> None:
     rows = measured[case["name"]]
     for tool, metrics in case["expected"].items():

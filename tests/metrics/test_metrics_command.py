@@ -9,11 +9,12 @@ import pyarrow.parquet as pq
 import pytest
 
 from assay.cli import main
+from assay.evidence import CandidateRow, MetricRow, read_rows
 from assay.fixtures.model import Scenario
 from assay.fixtures.scenarios import load_scenario
 from assay.metrics import METRICS
-from assay.metrics.records import ROW_COLUMNS
-from assay.metrics.run import load_items
+from assay.pipeline.measure import load_items
+from assay.tables import write_records
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
@@ -26,29 +27,31 @@ def stored_run(tmp_path: Path) -> tuple[Path, Path, Scenario]:
     scenario_path.write_text(scenario.model_dump_json(), encoding="utf-8")
     first, second = scenario.subjects
     rows = [
-        ("c1", first.id, "clean", "code", first.task.references.reused, True),
-        ("c2", second.id, "inconsistent", "code", second.task.references.duplicated, True),
-        ("c3", first.id, "inconsistent", "no-code", None, False),
-        ("c4", first.id, "clean", "not-executed", None, False),
-        ("c5", second.id, "clean", "code", "import os\nos.system('x')\n", False),
+        ("c1", first.id, "clean", "code", first.task.references.reused),
+        ("c2", second.id, "inconsistent", "code", second.task.references.duplicated),
+        ("c3", first.id, "inconsistent", "no-code", None),
+        ("c4", first.id, "clean", "not-executed", None),
+        ("c5", second.id, "clean", "code", "import os\nos.system('x')\n"),
     ]
-    table = pa.Table.from_pylist(
-        [
-            {
-                "cell_id": c,
-                "subject_id": s,
-                "arm": a,
-                "repeat": 1,
-                "step": 1,
-                "extract_status": e,
-                "source": src,
-                "gate_accepted": g,
-            }
-            for c, s, a, e, src, g in rows
-        ]
-    )
     candidates_path = tmp_path / "candidates.parquet"
-    pq.write_table(table, candidates_path)
+    write_records(
+        candidates_path,
+        CandidateRow,
+        [
+            CandidateRow(
+                run="r1",
+                cell_id=c,
+                subject=s,
+                arm=a,
+                repeat=1,
+                step=1,
+                execution_status="completed" if e != "not-executed" else "budget-halted",
+                extract_status=e,
+                source=src,
+            )
+            for c, s, a, e, src in rows
+        ],
+    )
     return candidates_path, scenario_path, scenario
 
 
@@ -72,7 +75,7 @@ def test_measure_command_writes_rows_for_gate_accepted_code_only(
     )
     assert code == 0
     table = pq.read_table(out)
-    assert tuple(table.column_names) == ROW_COLUMNS
+    assert tuple(table.column_names) == tuple(MetricRow.model_fields)
     assert table.schema.field("delta").type == pa.float64()
     rows = table.to_pylist()
     assert sorted({r["cell_id"] for r in rows}) == ["c1", "c2"]
@@ -88,7 +91,7 @@ def test_unknown_subject_is_a_usage_error(
 ) -> None:
     candidates, scenario, _ = stored_run
     table = pq.read_table(candidates).to_pylist()
-    table[0]["subject_id"] = "no-such-subject"
+    table[0]["subject"] = "no-such-subject"
     pq.write_table(pa.Table.from_pylist(table), candidates)
     with pytest.raises(SystemExit) as exit_info:
         main(
@@ -124,17 +127,10 @@ def test_unreadable_scenario_is_a_usage_error(
     assert exit_info.value.code == 2
 
 
-def test_extract_table_layout_is_gated_here(
-    stored_run: tuple[Path, Path, Scenario], tmp_path: Path
-) -> None:
-    """The extract stage's table names the subject ``subject`` and has no gate column."""
+def test_candidates_are_gated_here(stored_run: tuple[Path, Path, Scenario]) -> None:
+    """The extract stage's rows carry no gate decision: the measure stage gates them."""
     candidates, _, scenario = stored_run
-    rows = pq.read_table(candidates).to_pylist()
-    for row in rows:
-        row["subject"] = row.pop("subject_id")
-        del row["gate_accepted"]
-    pq.write_table(pa.Table.from_pylist(rows), candidates)
-    items = load_items(candidates, scenario)
+    items = load_items(read_rows(candidates, CandidateRow), scenario)
     # c5 is code but refused by the gate (a module-level statement); c3 and c4 are not code
     assert [item.cell_id for item in items] == ["c1", "c2"]
     assert items[0].repo_key == scenario.subjects[0].arm_digest("clean")

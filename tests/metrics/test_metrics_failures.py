@@ -9,7 +9,7 @@ import pytest
 from assay.metrics import (
     METRICS,
     MeasureItem,
-    MetricRow,
+    Measurement,
     jscpd_tool,
     measure,
     mypy_tool,
@@ -20,8 +20,8 @@ GOOD = "def first(x):\n    return x\n"
 CANDIDATE = "def implement(x):\n    return first(x) + 1\n"
 
 
-def _rows(items: list[MeasureItem]) -> dict[str, dict[tuple[str, str], MetricRow]]:
-    by_cell: dict[str, dict[tuple[str, str], MetricRow]] = {}
+def _rows(items: list[MeasureItem]) -> dict[str, dict[tuple[str, str], Measurement]]:
+    by_cell: dict[str, dict[tuple[str, str], Measurement]] = {}
     for row in measure(items, workers=1):
         by_cell.setdefault(row.cell_id, {})[(row.tool, row.metric)] = row
     return by_cell

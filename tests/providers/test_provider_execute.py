@@ -15,7 +15,8 @@ import yaml
 from provider_server import PLANTED_KEY, LocalServer, Reply, Seen
 
 from assay.digest import digest_of, sha256_hex
-from assay.execute import CallRecord, Executor
+from assay.evidence import CallRecord
+from assay.execute import Executor
 from assay.fixtures.scenarios import fixture_sources, load_scenario
 from assay.ledger import Ledger
 from assay.params import AnalysisPlan, RunSpec

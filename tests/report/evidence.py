@@ -6,12 +6,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from assay.execute import CallRecord
-from assay.pipeline.extract import CandidateRow
-from assay.pipeline.render import PromptRow
-from assay.pipeline.structure import VerdictRow
-from assay.pipeline.subjects import SubjectRow
-from assay.sandbox.cells import CorrectnessRow
+from assay.evidence import (
+    CallRecord,
+    CandidateRow,
+    CorrectnessRow,
+    PromptRow,
+    SubjectRow,
+    VerdictRow,
+)
 from assay.tables import write_records
 
 ARMS = ("mess-00", "mess-03", "mess-10")

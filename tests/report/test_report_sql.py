@@ -1,15 +1,11 @@
 """The SQL report agrees with assay.stats on the same evidence, and is deterministic."""
 
-import json
 import random
 
 import pytest
 
-from assay.execute import CallRecord
-from assay.pipeline.extract import CandidateRow
-from assay.pipeline.render import PromptRow
-from assay.pipeline.structure import VerdictRow
-from assay.pipeline.subjects import SubjectRow
+from assay.evidence import CallRecord, CandidateRow, PromptRow, SubjectRow, VerdictRow
+from assay.plan import Plan
 from assay.records import ORDINAL_VERDICTS
 from assay.report.database import connect
 from assay.report.primary import build_reports, render_markdown
@@ -21,20 +17,23 @@ CHOICES = ["reused", "reused", "mixed", "duplicated", "ambiguous", "rejected", N
 
 
 def _plan(run, repeats, minimum):
-    return {
-        "run": run, "scenario": "dose", "repeats": repeats, "arms": ARMS, "reference_arm": ARMS[0],
-        "model": {"model": "m", "provider": "simulated"}, "cells": [],
+    return Plan.model_validate({
+        "run": run, "scenario": "dose", "fixture_sources": "0" * 64, "prompt_profile": "v1",
+        "repeats": repeats, "arms": ARMS, "reference_arm": ARMS[0], "schedule": "blocked",
+        "model": {"model": "m", "provider": "simulated"}, "cells": [], "tools": {},
         "analysis": {"alpha": 0.05, "minimum_subjects": minimum, "structure_evaluator": 7},
-        "budget": {"requests": 0, "worst_case_usd": 0.0},
-    }  # fmt: skip
+        "budget": {"paid": False, "ceiling_usd": 0.0, "reservation_usd": 0.0, "requests": 0,
+                   "worst_case_usd": 0.0},
+    })  # fmt: skip
 
 
 def write_evidence(data, seed, *, subjects=14, repeats=2, minimum=10):
     rng = random.Random(seed)
     run = f"run-{seed}"
     (data / "plan" / run).mkdir(parents=True)
-    (data / "plan" / run / "plan.json").write_text(json.dumps(_plan(run, repeats, minimum)))
-    (data / "plan" / run / "plan.sha256").write_text("0" * 64 + "\n")
+    plan = _plan(run, repeats, minimum)
+    (data / "plan" / run / "plan.json").write_bytes(plan.canonical())
+    (data / "plan" / run / "plan.sha256").write_text(plan.hash + "\n")
     outcomes, verdicts = {}, []
     for s in range(subjects):
         subject = f"s{s:02d}"

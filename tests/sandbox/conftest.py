@@ -13,7 +13,8 @@ from pathlib import Path
 import docker
 import pytest
 
-from assay.sandbox.image import ImageBuildError, ensure_image
+from assay.errors import SandboxImageError
+from assay.sandbox.image import ensure_image
 
 
 def docker_unusable(reason: str) -> None:
@@ -40,7 +41,7 @@ def sandbox_image(docker_api: docker.APIClient, tmp_path_factory: pytest.TempPat
     record = tmp_path_factory.mktemp("image") / "standard.json"
     try:
         return ensure_image("standard", Path(record)).image_id
-    except (ImageBuildError, OSError, docker.errors.DockerException) as exc:
+    except (SandboxImageError, OSError, docker.errors.DockerException) as exc:
         docker_unusable(f"the sandbox image cannot be built ({exc})")
         raise
 
@@ -51,6 +52,6 @@ def packages_image(sandbox_image: str, tmp_path_factory: pytest.TempPathFactory)
     record = tmp_path_factory.mktemp("image") / "packages.json"
     try:
         return ensure_image("packages", Path(record)).image_id
-    except (ImageBuildError, OSError, docker.errors.DockerException) as exc:
+    except (SandboxImageError, OSError, docker.errors.DockerException) as exc:
         docker_unusable(f"the packages image cannot be built ({exc})")
         raise

@@ -1,4 +1,4 @@
-"""correctness_rows: skipped, missing, gate-refused and sandboxed cells, one row each, in order."""
+"""pipeline.correctness.correctness_rows: skipped, missing, gate-refused and sandboxed cells, one row each, in order."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 from sandbox_testkit import CORPUS_FILES, CORPUS_TARGET, RIGHT, WRONG
 
+from assay.evidence import CorrectnessRow
 from assay.fixtures.model import Arm, References, Scenario, Subject, Task, Vector
-from assay.sandbox.cells import CorrectnessRow, correctness_rows
+from assay.pipeline.correctness import correctness_rows
 from assay.tables import read_records, write_records
 
 

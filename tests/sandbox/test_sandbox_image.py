@@ -8,7 +8,10 @@ from pathlib import Path
 import docker
 import pytest
 
-from assay.sandbox.image import ImageRecord, ensure_image, read_record, recipe_digest, write_record
+from assay.evidence import ImageRecord
+from assay.evidence import load_image_record as read_record
+from assay.evidence import write_image_record as write_record
+from assay.sandbox.image import ensure_image, recipe_digest
 
 
 @pytest.mark.docker

@@ -1,5 +1,7 @@
 """``assay`` subcommands: one module each, exposing ``register(subparsers)``."""
 
+from assay.errors import InputError
 
-class UsageError(Exception):
+
+class UsageError(InputError):
     """A bad argument or unreadable input: printed as ``assay: error: …`` with exit 2."""

@@ -9,14 +9,21 @@ from assay.cli import UsageError
 
 
 def _measure(args: argparse.Namespace) -> int:
-    from assay.metrics.run import MeasureInputError, measure_run
+    from assay import evidence
+    from assay.errors import EvidenceError
+    from assay.pipeline.measure import measure_run
+    from assay.tables import write_records
 
     if args.workers < 1:
         raise UsageError("--workers must be at least 1")
     try:
-        return measure_run(args.candidates, args.scenario, args.out, workers=args.workers)
-    except MeasureInputError as exc:
+        candidates = evidence.read_rows(args.candidates, evidence.CandidateRow)
+        scenario = evidence.read_scenario_file(args.scenario)
+        rows = measure_run(candidates, scenario, workers=args.workers)
+    except EvidenceError as exc:
         raise UsageError(str(exc)) from None
+    write_records(args.out, evidence.MetricRow, rows)
+    return 0
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -24,9 +31,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "measure",
         help="run the pinned code-metric tools on every gate-accepted output, before and after",
         description=(
-            "Measure every gate-accepted code output of a run as a change to its arm's repository "
-            "and write long-form rows (cell_id, tool, tool_version, metric, before, after, delta, "
-            "missing_reason) to Parquet."
+            "Measure every gate-accepted code output of a run (an extract stage's "
+            "candidates.parquet) as a change to its arm's repository and write long-form rows "
+            "(the cell key, tool, tool_version, metric, before, after, delta, missing_reason) "
+            "to Parquet."
         ),
     )
     parser.add_argument(

@@ -15,13 +15,13 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from assay import evidence
 from assay.cli import UsageError
 from assay.fixtures.model import SourceFile
-from assay.sandbox.image import read_record
 from assay.sandbox.results import SandboxRequest
 from assay.sandbox.runner import SandboxCancelled, evaluate
 
-DEFAULT_IMAGE_RECORD = Path("data/image/standard.json")
+DEFAULT_IMAGE_RECORD = evidence.image_record("standard")
 
 
 def register(subparsers: Any) -> None:
@@ -82,7 +82,7 @@ def _repository(root: Path) -> tuple[SourceFile, ...]:
 def _image(args: argparse.Namespace) -> str:
     if args.image:
         return str(args.image)
-    record = read_record(DEFAULT_IMAGE_RECORD)
+    record = evidence.load_image_record(DEFAULT_IMAGE_RECORD)
     if record is None:
         raise UsageError(f"no --image and no image record at {DEFAULT_IMAGE_RECORD}")
     return record.image_id

@@ -12,17 +12,15 @@ stops the batch and never becomes a zero.
 
 from assay.metrics.catalogue import METRICS, NEW_CODE_METRICS
 from assay.metrics.engine import measure
-from assay.metrics.records import MeasureItem, MetricRow, ToolResult
-from assay.metrics.run import measure_run
+from assay.metrics.records import MeasureItem, Measurement, ToolResult
 from assay.metrics.versions import tool_versions
 
 __all__ = [
     "METRICS",
     "NEW_CODE_METRICS",
     "MeasureItem",
-    "MetricRow",
+    "Measurement",
     "ToolResult",
     "measure",
-    "measure_run",
     "tool_versions",
 ]

@@ -28,7 +28,7 @@ from assay.metrics import (
     radon_tool,
     ruff_tool,
 )
-from assay.metrics.records import MeasureItem, MetricRow, ToolResult
+from assay.metrics.records import MeasureItem, Measurement, ToolResult
 from assay.metrics.rows import rows_for
 from assay.metrics.units import Unit, chunked, write_unit
 from assay.metrics.versions import tool_versions
@@ -113,7 +113,7 @@ def plan_units(
     return before_units, before_of, after_of
 
 
-def measure(items: Sequence[MeasureItem], *, workers: int = 2) -> list[MetricRow]:
+def measure(items: Sequence[MeasureItem], *, workers: int = 2) -> list[Measurement]:
     """Long-form rows for every item, in item order then metric order."""
     if len({item.cell_id for item in items}) != len(items):
         raise ValueError("cell ids must be unique")
@@ -129,7 +129,7 @@ def measure(items: Sequence[MeasureItem], *, workers: int = 2) -> list[MetricRow
             write_unit(root, unit)
         (work / MYPY_CONFIG).write_text(mypy_tool.EMPTY_CONFIG, encoding="utf-8")
         results = _measure_units(units, work, workers)
-    rows: list[MetricRow] = []
+    rows: list[Measurement] = []
     for item in items:
         after = after_of[item.cell_id]
         after_results = after if isinstance(after, str) else results[after.unit_id]

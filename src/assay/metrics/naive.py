@@ -27,7 +27,7 @@ from assay.metrics import (
     radon_tool,
     ruff_tool,
 )
-from assay.metrics.records import MeasureItem, MetricRow, ToolResult
+from assay.metrics.records import MeasureItem, Measurement, ToolResult
 from assay.metrics.rows import rows_for
 from assay.metrics.units import Unit, write_unit
 from assay.metrics.versions import tool_versions
@@ -81,9 +81,9 @@ def naive_unit_results(unit: Unit, scratch: Path) -> dict[str, ToolResult]:
     return results
 
 
-def measure_naive(items: Sequence[MeasureItem]) -> list[MetricRow]:
+def measure_naive(items: Sequence[MeasureItem]) -> list[Measurement]:
     versions = tool_versions()
-    rows: list[MetricRow] = []
+    rows: list[Measurement] = []
     for item in items:
         files = item.file_map()
         with tempfile.TemporaryDirectory(prefix="assay-naive-") as scratch_name:

@@ -1,4 +1,4 @@
-"""Records of the metrics engine: what to measure, what one tool said, and the long-form row."""
+"""Records of the metrics engine: what to measure, what one tool said, and one measurement."""
 
 from __future__ import annotations
 
@@ -52,8 +52,11 @@ class ToolResult(Frozen):
         return cls(tool=tool, missing_reason=reason)
 
 
-class MetricRow(Frozen):
-    """One metric of one output, before and after the change (long form: new metrics add rows)."""
+class Measurement(Frozen):
+    """One metric of one output, before and after the change (long form: new metrics add rows).
+
+    Keyed by ``cell_id`` alone; the measure stage adds the rest of the cell key to make the
+    ``metrics`` table's :class:`~assay.evidence.MetricRow`."""
 
     cell_id: str
     tool: str
@@ -63,15 +66,3 @@ class MetricRow(Frozen):
     after: float | None
     delta: float | None
     missing_reason: str | None
-
-
-ROW_COLUMNS = (
-    "cell_id",
-    "tool",
-    "tool_version",
-    "metric",
-    "before",
-    "after",
-    "delta",
-    "missing_reason",
-)

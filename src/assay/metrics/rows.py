@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from assay.metrics.catalogue import METRICS, NEW_CODE_METRICS
-from assay.metrics.records import MetricRow, ToolResult
+from assay.metrics.records import Measurement, ToolResult
 
 ToolResults = Mapping[str, ToolResult]
 """Results of one repository by tool name."""
@@ -27,9 +27,9 @@ def rows_for(
     before: ToolResults,
     after: ToolResults | str,
     versions: Mapping[str, str],
-) -> list[MetricRow]:
+) -> list[Measurement]:
     """One row per metric; ``after`` is a reason string when the change itself could not be made."""
-    rows: list[MetricRow] = []
+    rows: list[Measurement] = []
     for tool, metric in METRICS:
         before_value: float | None
         before_reason: str | None
@@ -54,7 +54,7 @@ def rows_for(
             else None
         )
         rows.append(
-            MetricRow(
+            Measurement(
                 cell_id=cell_id,
                 tool=tool,
                 tool_version=versions.get(tool, "unknown"),

@@ -1,32 +1,121 @@
 """``correctness`` stage: every candidate → one correctness row, run in the hardened sandbox.
 
 A pure function of candidates, subjects and the pinned image; the structural verdict is never
-read here (and the correctness verdict never reaches the structure stage).
+read here (and the correctness verdict never reaches the structure stage). Per cell, in order:
+
+- the arm's sandbox profile is ``skip`` → ``skipped`` (the scenario declares no correctness
+  run; not missing);
+- no candidate source (no completion, no code) → ``status=None`` with the execution or
+  extraction status as reason: missing evidence, as in the structure stage;
+- the source gate refuses the module → ``status=None``, reason ``gate:<refusal>``: the
+  evaluator never accepts it, so it is missing, never ``incorrect``;
+- otherwise the candidate runs in the sandbox against every vector of its task, and the row
+  carries the :class:`~assay.sandbox.results.CorrectnessResult` (``correct``, ``incorrect`` or
+  ``evaluator-failure``) with its per-case outcomes.
+
+Rows keep case indexes, outcome codes, exception type names, each case's input and expected
+value, and, in the ``unpublished_…`` columns (``evidence.UNPUBLISHED_COLUMNS``), the wrong value
+and the exception message cut short: local evidence for explaining a verdict, never exported.
 """
 
 from __future__ import annotations
 
+import json
 import os
+from collections.abc import Sequence
 
+from assay import evidence
+from assay.evidence import CandidateRow, CorrectnessRow
+from assay.evidence.rows import missing_reason
+from assay.fixtures.model import Scenario
+from assay.gate import check_source
 from assay.params import Params
-from assay.pipeline import paths
-from assay.pipeline.extract import read_candidates
-from assay.pipeline.plan import read_plan
-from assay.pipeline.subjects import read_scenario
-from assay.sandbox.cells import CorrectnessRow, correctness_rows
-from assay.tables import write_records
+from assay.records import CellKey, CorrectnessStatus
+from assay.sandbox.cells import request_for
+from assay.sandbox.parallel import evaluate_many
+from assay.sandbox.results import CorrectnessResult, SandboxRequest, truncated
+
+
+def _row(
+    candidate: CandidateRow,
+    image: str,
+    status: CorrectnessStatus | None,
+    reason: str,
+    result: CorrectnessResult | None = None,
+    request: SandboxRequest | None = None,
+) -> CorrectnessRow:
+    cases = result.cases if result is not None else ()
+    return CorrectnessRow(
+        **{name: getattr(candidate, name) for name in CellKey.model_fields},
+        status=status,
+        reason=reason,
+        case_indexes=tuple(case.index for case in cases),
+        case_outcomes=tuple(case.outcome for case in cases),
+        case_exception_types=tuple(case.exception_type for case in cases),
+        case_inputs=_json_cells(request.cases) if request is not None else (),
+        case_expected=_json_cells(request.expected) if request is not None else (),
+        unpublished_case_actuals=tuple(case.actual for case in cases),
+        unpublished_case_messages=tuple(case.exception_message for case in cases),
+        image=image,
+    )
+
+
+def _json_cells(values: Sequence[object]) -> tuple[str, ...]:
+    return tuple(
+        truncated(json.dumps(v, ensure_ascii=False, sort_keys=True, default=str)) for v in values
+    )
+
+
+def correctness_rows(
+    candidates: Sequence[CandidateRow],
+    scenario: Scenario,
+    image: str,
+    *,
+    workers: int,
+    description: str | None = None,
+) -> list[CorrectnessRow]:
+    """One row per candidate, in candidate order; sandbox runs in parallel on ``workers``.
+
+    Reads only the candidate's fields, so any object with them will do (tests pass their own).
+    """
+    rows: list[CorrectnessRow | None] = []
+    pending: list[tuple[int, CandidateRow, SandboxRequest]] = []
+    for candidate in candidates:
+        subject = scenario.subject(candidate.subject)
+        if subject.arm(candidate.arm).sandbox == "skip":
+            rows.append(_row(candidate, image, "skipped", "no-correctness-run"))
+            continue
+        if candidate.source is None:
+            missing = missing_reason(candidate.execution_status, candidate.extract_status)
+            rows.append(_row(candidate, image, None, missing))
+            continue
+        gate = check_source(
+            candidate.source, helper=subject.task.helper, helper_module=subject.task.helper_module
+        )
+        if not gate.accepted:
+            rows.append(_row(candidate, image, None, f"gate:{gate.reason}"))
+            continue
+        pending.append(
+            (len(rows), candidate, request_for(subject, candidate.arm, candidate.source, image))
+        )
+        rows.append(None)
+    results = evaluate_many(
+        [request for _, _, request in pending], workers=workers, description=description
+    )
+    for (position, candidate, request), result in zip(pending, results, strict=True):
+        rows[position] = _row(candidate, image, result.status, result.reason, result, request)
+    return [row for row in rows if row is not None]
 
 
 def run(run_id: str, params: Params) -> list[CorrectnessRow]:
-    plan = read_plan(run_id)
-    image = plan.sandbox["image_id"]
-    scenario = read_scenario(params.run(run_id).scenario)
+    image = evidence.read_plan(run_id).sandbox["image_id"]
+    scenario = evidence.read_scenario(params.run(run_id).scenario)
     rows = correctness_rows(
-        read_candidates(run_id),
+        evidence.read_candidates(run_id),
         scenario,
         image,
         workers=2 * (os.cpu_count() or 1),
         description=f"correctness {run_id}",
     )
-    write_records(paths.correctness_table(run_id), CorrectnessRow, rows)
+    evidence.write_table(evidence.CORRECTNESS, run_id, rows)
     return rows

@@ -15,26 +15,24 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
+from assay import evidence
 from assay.authorize import Authorization
-from assay.execute import CallRecord, Executor, record_for
+from assay.errors import EvidenceError
+from assay.evidence import CallRecord, PromptRow
+from assay.execute import Executor, record_for
 from assay.extract import extract_candidate
 from assay.fixtures.chain import append_step
 from assay.ledger import Ledger
 from assay.params import Params
-from assay.pipeline import paths
-from assay.pipeline.authorize import read_authorization
-from assay.pipeline.plan import read_plan
-from assay.pipeline.render import PromptRow, read_prompt_rows
-from assay.pipeline.subjects import read_scenario
 from assay.plan import Plan, PlannedCell
 from assay.progress import progress
 from assay.providers.base import ModelProfile, Provider
 from assay.providers.check import CheckReport, run_checks
+from assay.providers.factory import ProviderConfigError, make_provider
 from assay.providers.replay import ReplayProvider
 from assay.providers.simulated import SimulatedProvider, answer_book
 from assay.records import Frozen
 from assay.render import PROMPT_PROFILES, render_files
-from assay.tables import write_records
 
 Checks = Callable[[ModelProfile, Mapping[str, str]], CheckReport]
 
@@ -72,15 +70,15 @@ def provider_factory(plan: Plan) -> Callable[[], Provider]:
 
     def make() -> Provider:
         if profile.provider == "simulated":
-            return SimulatedProvider(profile, answer_book(read_scenario(plan.scenario).subjects))
+            return SimulatedProvider(
+                profile, answer_book(evidence.read_scenario(plan.scenario).subjects)
+            )
         if profile.provider == "replay":
             if not profile.replay_ledger:
-                raise ValueError(
+                raise ProviderConfigError(
                     "a replay profile needs replay_ledger (the earlier run's ledger folder)"
                 )
             return ReplayProvider(Path(profile.replay_ledger))
-        from assay.providers.factory import make_provider
-
         return make_provider(profile, env=os.environ)
 
     return make
@@ -159,10 +157,10 @@ def run(
     env: Mapping[str, str] = os.environ,
     checks: Checks = run_checks,
 ) -> Executed:
-    plan = read_plan(run_id)
-    authorization = read_authorization(run_id)
+    plan = evidence.read_plan(run_id)
+    authorization = evidence.read_authorization(run_id)
     if authorization.plan_hash != plan.hash:
-        raise RuntimeError(
+        raise EvidenceError(
             f"run {run_id!r}: authorization was decided for another plan; run `dvc repro` again"
         )
     ledger_root = Path(params.ledger_root)
@@ -175,10 +173,10 @@ def run(
             if not preflight.passed:
                 return Executed(run=run_id, preflight=preflight)
         ledger = Ledger.open(ledger_root, run_id, plan.hash, paid=plan.budget.paid)
-        rows = read_prompt_rows(plan.scenario)
+        rows = evidence.read_prompt_rows(plan.scenario)
         prompts = {key: row.prompt for key, row in rows.items()}
         executor = Executor(plan, ledger, prompts, factory(plan), next_prompt=ChainRenderer(rows))
         with SpendProgress(plan) as observe:
             records = executor.run(observe)
-    write_records(paths.cells_table(run_id), CallRecord, records)
+    evidence.write_table(evidence.CELLS, run_id, records)
     return Executed(run=run_id, records=tuple(records), preflight=preflight)

@@ -2,17 +2,9 @@
 
 from __future__ import annotations
 
-from assay.execute import CallRecord
-from assay.extract import ExtractStatus, extract_candidate
-from assay.pipeline import paths
-from assay.records import CellKey
-from assay.tables import read_records, write_records
-
-
-class CandidateRow(CellKey):
-    execution_status: str
-    extract_status: ExtractStatus
-    source: str | None
+from assay import evidence
+from assay.evidence import CallRecord, CandidateRow
+from assay.extract import extract_candidate
 
 
 def candidate_rows(calls: list[CallRecord]) -> list[CandidateRow]:
@@ -30,10 +22,5 @@ def candidate_rows(calls: list[CallRecord]) -> list[CandidateRow]:
     return rows
 
 
-def read_candidates(run_id: str) -> list[CandidateRow]:
-    return read_records(paths.candidates_table(run_id), CandidateRow)
-
-
 def run(run_id: str) -> None:
-    calls = read_records(paths.cells_table(run_id), CallRecord)
-    write_records(paths.candidates_table(run_id), CandidateRow, candidate_rows(calls))
+    evidence.write_table(evidence.CANDIDATES, run_id, candidate_rows(evidence.read_calls(run_id)))

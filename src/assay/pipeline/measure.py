@@ -1,20 +1,73 @@
 """``measure`` stage: every gate-accepted output as a change to its arm's repository, measured
-before and after by pinned, established tools (``assay.metrics``), in long form."""
+before and after by pinned, established tools (``assay.metrics``), in long form.
+
+Only outputs that are code and passed the source gate are changes to measure; the others get
+no rows (they are missing evidence in the other tables already). No provider and no sandbox are
+involved, so metrics can be recomputed on any stored or replayed run.
+"""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 
-from assay.metrics import measure_run
+from assay import evidence
+from assay.errors import EvidenceError
+from assay.evidence import CandidateRow, MetricRow
+from assay.fixtures.model import Scenario
+from assay.gate import check_source
+from assay.metrics import MeasureItem, Measurement, measure
 from assay.params import Params
-from assay.pipeline import paths
+
+
+def load_items(candidates: Sequence[CandidateRow], scenario: Scenario) -> list[MeasureItem]:
+    """Every gate-accepted code output of the run as a change to its arm's repository.
+
+    Only a chain's first step is a change to the arm's repository as declared; later steps
+    build on the model's own earlier outputs and are not measured.
+    """
+    items: list[MeasureItem] = []
+    for candidate in candidates:
+        if candidate.extract_status != "code" or candidate.source is None or candidate.step > 1:
+            continue
+        try:
+            subject = scenario.subject(candidate.subject)
+            arm = subject.arm(candidate.arm)
+        except KeyError as exc:
+            raise EvidenceError(f"cell {candidate.cell_id}: {exc.args[0]}") from None
+        task = subject.task
+        gate = check_source(candidate.source, helper=task.helper, helper_module=task.helper_module)
+        if not gate.accepted:
+            continue
+        items.append(
+            MeasureItem(
+                cell_id=candidate.cell_id,
+                repo_key=subject.arm_digest(arm.name),
+                files=arm.files,
+                target=subject.target,
+                candidate=candidate.source,
+            )
+        )
+    return items
+
+
+def metric_rows(
+    candidates: Sequence[CandidateRow], measurements: Sequence[Measurement]
+) -> list[MetricRow]:
+    """Each measurement with its output's whole cell key (only first steps are measured)."""
+    keys = {c.cell_id: c.key() for c in candidates if c.step == 1}
+    return [MetricRow(**keys[m.cell_id], **m.model_dump(exclude={"cell_id"})) for m in measurements]
+
+
+def measure_run(
+    candidates: Sequence[CandidateRow], scenario: Scenario, *, workers: int
+) -> list[MetricRow]:
+    """Measure a stored run's candidates: one row per (output, tool, metric)."""
+    items = load_items(candidates, scenario)
+    return metric_rows(candidates, measure(items, workers=workers))
 
 
 def run(run_id: str, params: Params) -> None:
-    scenario = params.run(run_id).scenario
-    measure_run(
-        paths.candidates_table(run_id),
-        paths.scenario_file(scenario),
-        paths.metrics_table(run_id),
-        workers=os.cpu_count() or 1,
-    )
+    scenario = evidence.read_scenario(params.run(run_id).scenario)
+    rows = measure_run(evidence.read_candidates(run_id), scenario, workers=os.cpu_count() or 1)
+    evidence.write_table(evidence.METRICS, run_id, rows)

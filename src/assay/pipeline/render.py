@@ -9,25 +9,10 @@ from __future__ import annotations
 
 import json
 
+from assay import evidence
+from assay.evidence import PromptRow
 from assay.fixtures.model import Scenario
-from assay.pipeline import paths
-from assay.pipeline.subjects import read_scenario
-from assay.records import Frozen
 from assay.render import render_input
-from assay.tables import read_records, write_records
-
-
-class PromptRow(Frozen):
-    scenario: str
-    subject: str
-    arm: str
-    prompt_profile: str
-    prompt_digest: str
-    prompt: str
-    instruction: str
-    target: str
-    files_json: str
-    """The arm's files as canonical JSON ``{path: text}``: exactly what the prompt shows."""
 
 
 def prompt_rows(scenario: Scenario) -> list[PromptRow]:
@@ -51,14 +36,5 @@ def prompt_rows(scenario: Scenario) -> list[PromptRow]:
     return rows
 
 
-def read_prompt_rows(scenario: str) -> dict[tuple[str, str], PromptRow]:
-    rows = read_records(paths.prompts_table(scenario), PromptRow)
-    return {(r.subject, r.arm): r for r in rows}
-
-
-def read_prompts(scenario: str) -> dict[tuple[str, str], str]:
-    return {key: row.prompt for key, row in read_prompt_rows(scenario).items()}
-
-
 def run(name: str) -> None:
-    write_records(paths.prompts_table(name), PromptRow, prompt_rows(read_scenario(name)))
+    evidence.write_table(evidence.PROMPTS, name, prompt_rows(evidence.read_scenario(name)))

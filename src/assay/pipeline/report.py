@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from assay import evidence
 from assay.params import Params
-from assay.pipeline import paths
 from assay.progress import progress
 from assay.report.cell_browser import cell_records
 from assay.report.charts import outcome_rows, reuse_curve_rows
@@ -59,7 +59,10 @@ def verdict_plot_rows(reports: dict[str, dict[str, Any]]) -> list[dict[str, Any]
 
 def run(params: Params) -> None:
     write_all(
-        paths.DATA, paths.report_dir(), paths.TRACKED_RESULTS, params.report.metrics_reference_arm
+        evidence.DATA,
+        evidence.report_dir(),
+        evidence.TRACKED_RESULTS,
+        params.report.metrics_reference_arm,
     )
 
 

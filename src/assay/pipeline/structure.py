@@ -9,29 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from assay import evidence
+from assay.evidence import CandidateRow, VerdictRow
 from assay.fixtures.model import Scenario
 from assay.params import Params
-from assay.pipeline import paths
-from assay.pipeline.extract import CandidateRow, read_candidates
-from assay.pipeline.subjects import read_scenario
-from assay.records import CellKey, Verdict
 from assay.structure import score
 from assay.structure.explain import explain
-from assay.tables import write_records
-
-
-class VerdictRow(CellKey):
-    verdict: Verdict | None
-    """``None`` when there was no candidate to score (see ``reason``)."""
-    reason: str
-    evaluator_version: int
-    rule: str | None = None
-    """The rule that decided (``assay.structure.explain.RULE_TEXT``); ``None`` when unscored."""
-    helper_call_lines: tuple[int, ...] = ()
-    helper_call_positions: tuple[str, ...] = ()
-    primitive_calls: tuple[str, ...] = ()
-    primitive_call_lines: tuple[int, ...] = ()
-    same_name_call_lines: tuple[int, ...] = ()
 
 
 def verdict_rows(
@@ -42,10 +25,7 @@ def verdict_rows(
     for c in candidates:
         explanation: dict[str, Any] = {}
         if c.source is None:
-            verdict, reason = (
-                None,
-                c.extract_status if c.execution_status == "completed" else c.execution_status,
-            )
+            verdict, reason = None, c.missing_reason
         else:
             task = tasks[c.subject]
             result = score(
@@ -76,6 +56,6 @@ def verdict_rows(
 
 
 def run(run_id: str, params: Params) -> None:
-    scenario = read_scenario(params.run(run_id).scenario)
-    rows = verdict_rows(read_candidates(run_id), scenario, params.evaluators.structure)
-    write_records(paths.verdicts_table(run_id), VerdictRow, rows)
+    scenario = evidence.read_scenario(params.run(run_id).scenario)
+    rows = verdict_rows(evidence.read_candidates(run_id), scenario, params.evaluators.structure)
+    evidence.write_table(evidence.VERDICTS, run_id, rows)

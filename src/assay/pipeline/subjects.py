@@ -4,28 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from assay.digest import canonical_json, sha256_hex
+from assay import evidence
+from assay.evidence import SubjectRow
 from assay.fixtures.model import Scenario
 from assay.fixtures.scenarios import fixture_sources, load_scenario
 from assay.params import Params
-from assay.pipeline import paths
-from assay.records import Frozen
-from assay.tables import write_records
-
-
-class SubjectRow(Frozen):
-    scenario: str
-    subject: str
-    family: str
-    arm: str
-    subject_digest: str
-    arm_digest: str
-    target: str
-    helper: str
-    helper_module: str | None
-    primitives: tuple[str, ...]
-    sandbox: str
-    repository_bytes: int
 
 
 def subject_rows(scenario: Scenario) -> list[SubjectRow]:
@@ -49,26 +32,9 @@ def subject_rows(scenario: Scenario) -> list[SubjectRow]:
     ]
 
 
-def write_scenario(scenario: Scenario) -> None:
-    path = paths.scenario_file(scenario.name)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(canonical_json(scenario.model_dump(mode="json")) + b"\n")
-    write_records(paths.subjects_table(scenario.name), SubjectRow, subject_rows(scenario))
-
-
-def write_sources(name: str, sources: dict[str, str]) -> None:
-    paths.sources_file(name).write_bytes(canonical_json(sources) + b"\n")
-
-
-def read_sources_digest(name: str) -> str:
-    return sha256_hex(paths.sources_file(name).read_bytes())
-
-
-def read_scenario(name: str) -> Scenario:
-    return Scenario.model_validate_json(paths.scenario_file(name).read_bytes())
-
-
 def run(name: str, params: Params) -> None:
     root = Path(params.fixtures)
-    write_scenario(load_scenario(name, root))
-    write_sources(name, fixture_sources(name, root))
+    scenario = load_scenario(name, root)
+    evidence.write_scenario(scenario)
+    evidence.write_table(evidence.SUBJECTS, scenario.name, subject_rows(scenario))
+    evidence.write_sources(name, fixture_sources(name, root))

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from assay.errors import InputError
 from assay.providers import azure_openai, openai_compatible, openrouter
 from assay.providers.base import ModelProfile, Provider, ProviderKind
 from assay.providers.chat import ChatCompletionsAdapter, encode_body
@@ -31,7 +32,7 @@ LOCAL_FACTORIES: dict[ProviderKind, Callable[[ModelProfile], Provider]] = {}
 constructor here, e.g. ``LOCAL_FACTORIES["simulated"] = SimulatedProvider``."""
 
 
-class ProviderConfigError(ValueError):
+class ProviderConfigError(InputError):
     """The profile or environment cannot make a working provider; nothing was sent."""
 
 

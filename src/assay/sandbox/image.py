@@ -22,15 +22,14 @@ import sys
 import tempfile
 import tomllib
 from pathlib import Path
-from typing import Literal
+from typing import get_args
 
 import docker
 from docker import errors as docker_errors
 
-from assay.digest import canonical_json, digest_of, sha256_hex
-from assay.records import Frozen
-
-ImageKind = Literal["standard", "packages"]
+from assay.digest import digest_of, sha256_hex
+from assay.errors import InputError, SandboxImageError
+from assay.evidence import ImageKind, ImageRecord, load_image_record, write_image_record
 
 SANDBOX_DIR = Path(__file__).resolve().parents[3] / "sandbox"
 BASE_RECIPE = "base.toml"
@@ -41,15 +40,14 @@ BASE_REPOSITORY = "assay-sandbox-base"
 BUILD_TIMEOUT_SECONDS = 900
 
 
-class ImageBuildError(Exception):
+class ImageBuildError(SandboxImageError):
     """The image could not be built (debootstrap, import, wheel download or docker build)."""
 
 
-class ImageRecord(Frozen):
-    kind: ImageKind
-    image_id: str
-    python_version: str
-    recipe_digest: str
+ENGINE_HINT = (
+    "Start it with networking disabled: "
+    "dockerd --bridge=none --iptables=false --ip-forward=false --ip-masq=false"
+)
 
 
 def cache_dir() -> Path:
@@ -248,28 +246,29 @@ def python_version(image_id: str) -> str:
     return bytes(output).decode("ascii").strip()
 
 
-def read_record(record_path: Path) -> ImageRecord | None:
-    try:
-        return ImageRecord.model_validate_json(record_path.read_bytes())
-    except (FileNotFoundError, ValueError):
-        return None
-
-
-def write_record(record: ImageRecord, record_path: Path) -> None:
-    record_path.parent.mkdir(parents=True, exist_ok=True)
-    partial = record_path.with_suffix(record_path.suffix + ".partial")
-    partial.write_bytes(canonical_json(record) + b"\n")
-    os.replace(partial, record_path)
-
-
 def ensure_image(kind: ImageKind, record_path: Path) -> ImageRecord:
     """The recorded image if the daemon still holds it for the current recipe; else (re)build
     and rewrite the record. An unchanged image leaves the record file byte-identical.
     """
+    if kind not in get_args(ImageKind):
+        raise InputError(
+            f"unknown sandbox image kind {kind!r}; known: {', '.join(get_args(ImageKind))}"
+        )
+    try:
+        return _ensure(kind, record_path)
+    except docker_errors.DockerException as exc:
+        raise SandboxImageError(
+            f"the Docker engine is unreachable ({exc}). {ENGINE_HINT}"
+        ) from None
+    except ImageBuildError as exc:
+        raise ImageBuildError(f"building the {kind} sandbox image failed: {exc}") from None
+
+
+def _ensure(kind: ImageKind, record_path: Path) -> ImageRecord:
     digest = recipe_digest(kind)
     api = docker.APIClient(**docker.utils.kwargs_from_env())
     try:
-        recorded = read_record(record_path)
+        recorded = load_image_record(record_path)
         if (
             recorded is not None
             and recorded.kind == kind
@@ -284,5 +283,5 @@ def ensure_image(kind: ImageKind, record_path: Path) -> ImageRecord:
     record = ImageRecord(
         kind=kind, image_id=image_id, python_version=python_version(image_id), recipe_digest=digest
     )
-    write_record(record, record_path)
+    write_image_record(record, record_path)
     return record

@@ -8,10 +8,9 @@ vectors. The pipeline stops before any provider request unless :attr:`SelfTestRe
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
 
+from assay.evidence import Implementation, SelfTestFailure, SelfTestReport
 from assay.fixtures.model import Arm, Subject
-from assay.records import Frozen
 from assay.sandbox.cells import request_for
 from assay.sandbox.parallel import default_workers, evaluate_many
 from assay.sandbox.results import CorrectnessResult, SandboxRequest
@@ -19,31 +18,11 @@ from assay.sandbox.results import CorrectnessResult, SandboxRequest
 KNOWN_WRONG = "def implement(value):\n    return None\n"
 """No vector of a real task expects ``None`` (TOML has no null), so this must be incorrect."""
 
-Implementation = Literal["reference-reused", "reference-duplicated", "known-wrong"]
 EXPECTED_STATUS: dict[Implementation, str] = {
     "reference-reused": "correct",
     "reference-duplicated": "correct",
     "known-wrong": "incorrect",
 }
-
-
-class SelfTestFailure(Frozen):
-    subject: str
-    arm: str
-    implementation: Implementation
-    expected_status: str
-    status: str
-    reason: str
-
-
-class SelfTestReport(Frozen):
-    image: str
-    checks: int
-    failures: tuple[SelfTestFailure, ...]
-
-    @property
-    def passed(self) -> bool:
-        return self.checks > 0 and not self.failures
 
 
 def run_selftest(

@@ -1,0 +1,107 @@
+"""The Parquet tables under ``data/``, declared once: view name, stage folder, file name, row
+type. ``assay.report.database`` registers one DuckDB view per entry (and ``assay sql`` sees the
+same views); the stages write and read the same files through :meth:`Table.path`.
+
+A *required* table exists once ``dvc repro`` has run any scenario; an optional one (a stage a
+pipeline may lack) is replaced by an empty table typed from its row when no file exists.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from assay.evidence.paths import DATA, stage_file
+from assay.evidence.rows import (
+    CallRecord,
+    CandidateRow,
+    CorrectnessRow,
+    MetricRow,
+    PromptRow,
+    SubjectRow,
+    VerdictRow,
+)
+from assay.records import Frozen
+
+
+@dataclass(frozen=True)
+class Table:
+    view: str
+    """The DuckDB view's name (a noun: ``cells``, ``verdicts``, …)."""
+    stage: str
+    """The stage folder under ``data/`` that writes it."""
+    file: str
+    row: type[Frozen]
+    per: Literal["scenario", "run"]
+    """One file per scenario or per run: ``data/<stage>/<scenario or run>/<file>``."""
+    required: bool = True
+    select: str = "*"
+    where: str | None = None
+
+    def path(self, key: str, data: Path = DATA) -> Path:
+        return stage_file(self.stage, key, self.file, data)
+
+    def pattern(self) -> str:
+        """The glob, relative to the data folder, matching every scenario's or run's file."""
+        return f"{self.stage}/*/{self.file}"
+
+
+SUBJECTS = Table("subjects", "subjects", "subjects.parquet", SubjectRow, "scenario")
+PROMPTS = Table("prompts", "render", "prompts.parquet", PromptRow, "scenario")
+CELLS = Table("cells", "execute", "cells.parquet", CallRecord, "run", select="* EXCLUDE (text)")
+RESPONSES = Table(
+    "responses",
+    "execute",
+    "cells.parquet",
+    CallRecord,
+    "run",
+    select="run, cell_id, step, response_digest, text",
+    where="status = 'completed'",
+)
+CANDIDATES = Table("candidates", "extract", "candidates.parquet", CandidateRow, "run")
+VERDICTS = Table("verdicts", "structure", "verdicts.parquet", VerdictRow, "run")
+CORRECTNESS = Table(
+    "correctness", "correctness", "correctness.parquet", CorrectnessRow, "run", required=False
+)
+METRICS = Table("metrics", "measure", "metrics.parquet", MetricRow, "run", required=False)
+
+TABLES: tuple[Table, ...] = (
+    SUBJECTS,
+    PROMPTS,
+    CELLS,
+    RESPONSES,
+    CANDIDATES,
+    VERDICTS,
+    CORRECTNESS,
+    METRICS,
+)
+"""Every Parquet view over ``data/`` (``runs`` is built from the plans; see ``read_runs``)."""
+
+
+def subjects_table(scenario: str) -> Path:
+    return SUBJECTS.path(scenario)
+
+
+def prompts_table(scenario: str) -> Path:
+    return PROMPTS.path(scenario)
+
+
+def cells_table(run: str) -> Path:
+    return CELLS.path(run)
+
+
+def candidates_table(run: str) -> Path:
+    return CANDIDATES.path(run)
+
+
+def verdicts_table(run: str) -> Path:
+    return VERDICTS.path(run)
+
+
+def correctness_table(run: str) -> Path:
+    return CORRECTNESS.path(run)
+
+
+def metrics_table(run: str) -> Path:
+    return METRICS.path(run)

@@ -1,0 +1,215 @@
+"""One reader and one writer per artefact under ``data/``.
+
+Readers validate into the artefact's record; a file that is not there yet is
+:class:`~assay.errors.MissingEvidence` ("run `dvc repro`"), one that does not validate is
+:class:`~assay.errors.EvidenceError`, both naming the file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pyarrow as pa
+from pydantic import BaseModel, ValidationError
+
+from assay.authorize import Authorization
+from assay.digest import canonical_json, sha256_hex
+from assay.errors import EvidenceError, MissingEvidence
+from assay.evidence import paths
+from assay.evidence.catalog import CANDIDATES, CELLS, PROMPTS, Table
+from assay.evidence.documents import ImageRecord, SelfTestReport
+from assay.evidence.rows import CallRecord, CandidateRow, PromptRow, RunRow
+from assay.fixtures.model import Scenario
+from assay.plan import Plan, load_plan
+from assay.tables import read_records, write_records
+
+Record = TypeVar("Record", bound=BaseModel)
+
+
+def _read_bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise MissingEvidence(f"{path} is missing: run `dvc repro` first") from None
+    except OSError as exc:
+        raise EvidenceError(f"cannot read {path}: {exc.strerror}") from None
+
+
+def read_json(path: Path, model: type[Record]) -> Record:
+    try:
+        return model.model_validate_json(_read_bytes(path))
+    except ValidationError as exc:
+        raise EvidenceError(
+            f"{path} is not a valid {model.__name__}: {exc.errors()[0]['msg']}"
+        ) from None
+
+
+def write_json(path: Path, record: BaseModel) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(record.model_dump_json(indent=2) + "\n", encoding="utf-8")
+
+
+def read_rows(path: Path, model: type[Record]) -> list[Record]:
+    """Every row of one Parquet file, validated into ``model``."""
+    if not path.exists():
+        raise MissingEvidence(f"{path} is missing: run `dvc repro` first")
+    try:
+        return read_records(path, model)
+    except (OSError, pa.ArrowException) as exc:
+        raise EvidenceError(f"cannot read {path}: {exc}") from None
+    except ValidationError as exc:
+        raise EvidenceError(f"{path} does not hold {model.__name__} rows: {exc}") from None
+
+
+def read_table(table: Table, key: str) -> list[Any]:
+    return read_rows(table.path(key), table.row)
+
+
+def write_table(table: Table, key: str, rows: Sequence[BaseModel]) -> None:
+    write_records(table.path(key), table.row, rows)
+
+
+# subjects
+
+
+def write_scenario(scenario: Scenario) -> None:
+    path = paths.scenario_file(scenario.name)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(canonical_json(scenario.model_dump(mode="json")) + b"\n")
+
+
+def read_scenario(name: str) -> Scenario:
+    return read_scenario_file(paths.scenario_file(name))
+
+
+def read_scenario_file(path: Path) -> Scenario:
+    return read_json(path, Scenario)
+
+
+def write_sources(name: str, sources: dict[str, str]) -> None:
+    paths.sources_file(name).write_bytes(canonical_json(sources) + b"\n")
+
+
+def read_sources_digest(name: str) -> str:
+    return sha256_hex(_read_bytes(paths.sources_file(name)))
+
+
+# render
+
+
+def read_prompt_rows(scenario: str) -> dict[tuple[str, str], PromptRow]:
+    return {(r.subject, r.arm): r for r in read_table(PROMPTS, scenario)}
+
+
+def read_prompts(scenario: str) -> dict[tuple[str, str], str]:
+    return {key: row.prompt for key, row in read_prompt_rows(scenario).items()}
+
+
+# image and selftest
+
+
+def load_image_record(path: Path) -> ImageRecord | None:
+    """The image record at ``path``, or ``None`` when there is none (or it does not validate)."""
+    try:
+        return ImageRecord.model_validate_json(path.read_bytes())
+    except (FileNotFoundError, ValueError):
+        return None
+
+
+def write_image_record(record: ImageRecord, path: Path) -> None:
+    """Atomically, byte-identical for an identical record (so DVC sees no change)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(path.suffix + ".partial")
+    partial.write_bytes(canonical_json(record) + b"\n")
+    os.replace(partial, path)
+
+
+def read_image(kind: str = "standard") -> ImageRecord:
+    record = load_image_record(paths.image_record(kind))
+    if record is None:
+        raise MissingEvidence(
+            f"{paths.image_record(kind)} is missing: run the image stage (`dvc repro image`)"
+        )
+    return record
+
+
+def write_selftest(scenario: str, report: SelfTestReport) -> None:
+    write_json(paths.selftest_file(scenario), report)
+
+
+def read_selftest(scenario: str) -> SelfTestReport:
+    return read_json(paths.selftest_file(scenario), SelfTestReport)
+
+
+# plan and authorization
+
+
+def write_plan(plan: Plan) -> None:
+    path = paths.plan_file(plan.run)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    document = json.loads(plan.canonical())
+    path.write_text(
+        json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
+    paths.plan_hash_file(plan.run).write_text(plan.hash + "\n", encoding="ascii")
+
+
+def read_plan(run_id: str, data: Path = paths.DATA) -> Plan:
+    path = paths.plan_file(run_id, data)
+    try:
+        return load_plan(_read_bytes(path))
+    except ValidationError as exc:
+        raise EvidenceError(f"{path} is not a plan: {exc.errors()[0]['msg']}") from None
+
+
+def write_authorization(decision: Authorization) -> None:
+    write_json(paths.authorization_file(decision.run), decision)
+
+
+def read_authorization(run_id: str, data: Path = paths.DATA) -> Authorization:
+    return read_json(paths.authorization_file(run_id, data), Authorization)
+
+
+def read_runs(data: Path = paths.DATA) -> list[RunRow]:
+    """One row per planned run under ``data``: its plan, and its authorization when decided."""
+    rows = []
+    for plan_path in sorted(data.glob(paths.plan_file("*", Path()).as_posix())):
+        plan = read_plan(plan_path.parent.name, data)
+        auth_path = paths.authorization_file(plan.run, data)
+        authorization = read_authorization(plan.run, data) if auth_path.exists() else None
+        rows.append(
+            RunRow(
+                run=plan.run,
+                scenario=plan.scenario,
+                model=plan.model.model,
+                provider=plan.model.provider,
+                simulated=plan.model.provider == "simulated",
+                repeats=plan.repeats,
+                arms=plan.arms,
+                reference_arm=plan.reference_arm,
+                alpha=plan.analysis.alpha,
+                minimum_subjects=plan.analysis.minimum_subjects,
+                plan_hash=plan.hash,
+                authorization=authorization.state if authorization else None,
+                cells=len(plan.cells),
+                requests=plan.budget.requests,
+                worst_case_usd=plan.budget.worst_case_usd,
+                preregistered_structure_evaluator=plan.analysis.structure_evaluator,
+            )
+        )
+    return rows
+
+
+# execute and extract
+
+
+def read_calls(run_id: str) -> list[CallRecord]:
+    return read_table(CELLS, run_id)
+
+
+def read_candidates(run_id: str) -> list[CandidateRow]:
+    return read_table(CANDIDATES, run_id)

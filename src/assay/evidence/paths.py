@@ -1,0 +1,52 @@
+"""Where each stage writes: ``data/<stage>/<scenario or run>/<file>``.
+
+Every path under ``data/`` is spelled here and nowhere else in Python (dvc.yaml declares the
+same folders as stage outputs); the Parquet tables' folders and
+file names are declared once, in :data:`assay.evidence.catalog.TABLES`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+DATA = Path("data")
+
+TRACKED_RESULTS = Path("reports")
+"""Small, git-tracked results (metrics and plot data) that `dvc exp show` reads per revision."""
+
+
+def stage_file(stage: str, key: str, name: str, data: Path = DATA) -> Path:
+    """``data/<stage>/<key>/<name>``: the one shape every per-scenario and per-run file has."""
+    return data / stage / key / name
+
+
+def scenario_file(scenario: str) -> Path:
+    return stage_file("subjects", scenario, "scenario.json")
+
+
+def sources_file(scenario: str) -> Path:
+    return stage_file("subjects", scenario, "sources.json")
+
+
+def image_record(kind: str = "standard") -> Path:
+    return DATA / "image" / f"{kind}.json"
+
+
+def selftest_file(scenario: str) -> Path:
+    return stage_file("selftest", scenario, "selftest.json")
+
+
+def plan_file(run: str, data: Path = DATA) -> Path:
+    return stage_file("plan", run, "plan.json", data)
+
+
+def plan_hash_file(run: str) -> Path:
+    return stage_file("plan", run, "plan.sha256")
+
+
+def authorization_file(run: str, data: Path = DATA) -> Path:
+    return stage_file("authorize", run, "authorization.json", data)
+
+
+def report_dir() -> Path:
+    return DATA / "report"

@@ -1,0 +1,166 @@
+"""Every row type written to a Parquet table under ``data/``, one per table.
+
+Per-call rows start with :class:`~assay.records.CellKey` (run, cell, subject, arm, repeat,
+step), so every table joins on the same key; per-scenario rows start with ``scenario``.
+"""
+
+from __future__ import annotations
+
+from assay.extract import ExtractStatus
+from assay.records import CellKey, CorrectnessStatus, ExecutionStatus, Frozen, Verdict
+
+
+class SubjectRow(Frozen):
+    """``subjects``: one (subject, arm) of a realised scenario."""
+
+    scenario: str
+    subject: str
+    family: str
+    arm: str
+    subject_digest: str
+    arm_digest: str
+    target: str
+    helper: str
+    helper_module: str | None
+    primitives: tuple[str, ...]
+    sandbox: str
+    repository_bytes: int
+
+
+class PromptRow(Frozen):
+    """``prompts``: the blind prompt of one (subject, arm), with what it shows."""
+
+    scenario: str
+    subject: str
+    arm: str
+    prompt_profile: str
+    prompt_digest: str
+    prompt: str
+    instruction: str
+    target: str
+    files_json: str
+    """The arm's files as canonical JSON ``{path: text}``: exactly what the prompt shows."""
+
+
+class CallRecord(CellKey):
+    """``cells``: what happened to one provider call."""
+
+    status: ExecutionStatus
+    reason: str | None = None
+    halt: bool = False
+    reservation_usd: float = 0.0
+    price_cap_prompt_usd_per_m: float = 0.0
+    price_cap_completion_usd_per_m: float = 0.0
+    """The plan's price caps in force for this call (USD per million tokens)."""
+    cost_usd: float | None = None
+    """Provider-reported cost; ``None`` when nothing was reported."""
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    generation_id: str | None = None
+    served_model: str | None = None
+    served_provider: str | None = None
+    finish_reason: str | None = None
+    detail: str | None = None
+    """Human-readable cause (the provider's error message, shortened and redacted)."""
+    no_charge_proven: bool = False
+    latency_seconds: float | None = None
+    prompt_digest: str | None = None
+    response_digest: str | None = None
+    text: str | None = None
+
+
+class CandidateRow(CellKey):
+    """``candidates``: the code extracted from one call's response, or why there is none."""
+
+    execution_status: str
+    extract_status: ExtractStatus
+    source: str | None
+
+    @property
+    def missing_reason(self) -> str:
+        return missing_reason(self.execution_status, self.extract_status)
+
+
+def missing_reason(execution_status: str, extract_status: str) -> str:
+    """Why a call has no candidate: the execution status, else (completed) the extraction's."""
+    return extract_status if execution_status == "completed" else execution_status
+
+
+class VerdictRow(CellKey):
+    """``verdicts``: the structural verdict of one candidate."""
+
+    verdict: Verdict | None
+    """``None`` when there was no candidate to score (see ``reason``)."""
+    reason: str
+    evaluator_version: int
+    rule: str | None = None
+    """The rule that decided (``assay.structure.explain.RULE_TEXT``); ``None`` when unscored."""
+    helper_call_lines: tuple[int, ...] = ()
+    """Lines (in the candidate) of the calls that count as the helper."""
+    helper_call_positions: tuple[str, ...] = ()
+    """``unconditional`` or the conditional position (``helper-in-branch`` …) of each."""
+    primitive_calls: tuple[str, ...] = ()
+    """The declared primitive each primitive call matched."""
+    primitive_call_lines: tuple[int, ...] = ()
+    same_name_call_lines: tuple[int, ...] = ()
+
+
+class CorrectnessRow(CellKey):
+    """``correctness``: one candidate run in the sandbox against its task's vectors."""
+
+    status: CorrectnessStatus | None
+    """``None`` when there was nothing the evaluator could accept (see ``reason``)."""
+    reason: str
+    case_indexes: tuple[int, ...] = ()
+    case_outcomes: tuple[str, ...] = ()
+    case_exception_types: tuple[str | None, ...] = ()
+    case_inputs: tuple[str, ...] = ()
+    """Each case's input (the task's hidden vector) as JSON, truncated."""
+    case_expected: tuple[str, ...] = ()
+    """Each case's expected value as the host compared it, JSON, truncated."""
+    unpublished_case_actuals: tuple[str | None, ...] = ()
+    """Generated output, local evidence only (never exported): a ``wrong-value`` case's
+    returned value as JSON, truncated; ``None`` for any other outcome."""
+    unpublished_case_messages: tuple[str | None, ...] = ()
+    """Generated output, local evidence only (never exported): an ``exception`` case's
+    message, truncated; ``None`` for any other outcome."""
+    image: str
+
+
+UNPUBLISHED_COLUMNS = ("unpublished_case_actuals", "unpublished_case_messages")
+"""Correctness columns holding generated values and messages: the seed publishes neither, so
+exports leave them out; they exist to explain a verdict on the machine that ran it."""
+
+
+class MetricRow(CellKey):
+    """``metrics``: one metric of one output, before and after the change (long form: a new
+    metric adds rows, never columns)."""
+
+    tool: str
+    tool_version: str
+    metric: str
+    before: float | None
+    after: float | None
+    delta: float | None
+    missing_reason: str | None
+
+
+class RunRow(Frozen):
+    """``runs``: one planned run, read from its plan and authorization."""
+
+    run: str
+    scenario: str
+    model: str
+    provider: str
+    simulated: bool
+    repeats: int
+    arms: tuple[str, ...]
+    reference_arm: str
+    alpha: float
+    minimum_subjects: int
+    plan_hash: str
+    authorization: str | None
+    cells: int
+    requests: int
+    worst_case_usd: float
+    preregistered_structure_evaluator: int

@@ -1,0 +1,58 @@
+"""The evidence contract: TABLES agree with dvc.yaml's outputs, readers name the missing file,
+and the runs view is read through the plan and authorization models."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from assay import evidence
+from assay.errors import EvidenceError, MissingEvidence
+from assay.tables import schema_for
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _declared_outs() -> set[str]:
+    stages = yaml.safe_load((ROOT / "dvc.yaml").read_text(encoding="utf-8"))["stages"]
+    outs: set[str] = set()
+    for stage in stages.values():
+        for out in stage.get("do", stage).get("outs", []):
+            outs.add(next(iter(out)) if isinstance(out, dict) else out)
+    return outs
+
+
+@pytest.mark.parametrize("table", evidence.TABLES, ids=lambda t: t.view)
+def test_every_table_lives_in_a_declared_stage_output(table: evidence.Table) -> None:
+    key = "${item}" if table.per == "scenario" else "${key}"
+    assert f"data/{table.stage}/{key}" in _declared_outs()
+    assert table.path("x") == Path("data", table.stage, "x", table.file)
+    schema_for(table.row)  # every row type has an Arrow schema
+
+
+def test_view_names_are_unique() -> None:
+    views = [t.view for t in evidence.TABLES]
+    assert len(views) == len(set(views))
+
+
+def test_missing_artefacts_name_their_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(MissingEvidence, match=r"data/plan/r1/plan\.json is missing"):
+        evidence.read_plan("r1")
+    with pytest.raises(MissingEvidence, match=r"data/extract/r1/candidates\.parquet is missing"):
+        evidence.read_candidates("r1")
+    with pytest.raises(MissingEvidence, match="dvc repro image"):
+        evidence.read_image()
+
+
+def test_a_garbled_artefact_is_an_evidence_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    path = evidence.authorization_file("r1")
+    path.parent.mkdir(parents=True)
+    path.write_text('{"run": "r1"}', encoding="utf-8")
+    with pytest.raises(EvidenceError, match="authorization.json is not a valid Authorization"):
+        evidence.read_authorization("r1")
