@@ -3,7 +3,6 @@ the page has curves, a cell browser and explanations without running the pipelin
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from assay.evidence import (
@@ -14,6 +13,7 @@ from assay.evidence import (
     SubjectRow,
     VerdictRow,
 )
+from assay.plan import Plan
 from assay.tables import write_records
 
 ARMS = ("mess-00", "mess-03", "mess-10")
@@ -22,13 +22,15 @@ REUSED = "def implement(value):\n    return mask_card_number(value)\n"
 DUPLICATED = 'def implement(value):\n    digits = "".join(c for c in value if c.isdigit())\n    return "*" * (len(digits) - 4) + digits[-4:]\n'
 
 
-def _plan(run: str) -> dict:
-    return {
-        "run": run, "scenario": "dose", "repeats": 1, "arms": list(ARMS), "reference_arm": ARMS[0],
-        "model": {"model": f"model-{run}", "provider": "simulated"}, "cells": [],
+def _plan(run: str) -> Plan:
+    return Plan.model_validate({
+        "run": run, "scenario": "dose", "fixture_sources": "0" * 64, "prompt_profile": "v1",
+        "repeats": 1, "arms": list(ARMS), "reference_arm": ARMS[0], "schedule": "blocked",
+        "model": {"model": f"model-{run}", "provider": "simulated"}, "cells": [], "tools": {},
         "analysis": {"alpha": 0.05, "minimum_subjects": 10, "structure_evaluator": 7},
-        "budget": {"requests": 0, "worst_case_usd": 0.0},
-    }  # fmt: skip
+        "budget": {"paid": False, "ceiling_usd": 0.0, "reservation_usd": 0.0, "requests": 0,
+                   "worst_case_usd": 0.0},
+    })  # fmt: skip
 
 
 def write_dose_evidence(
@@ -52,8 +54,9 @@ def write_dose_evidence(
     for index, run in enumerate(runs):
         folder = data / "plan" / run
         folder.mkdir(parents=True)
-        (folder / "plan.json").write_text(json.dumps(_plan(run)))
-        (folder / "plan.sha256").write_text(f"{index:064d}\n")
+        plan = _plan(run)
+        (folder / "plan.json").write_bytes(plan.canonical())
+        (folder / "plan.sha256").write_text(plan.hash + "\n")
         calls, candidates, verdicts, correctness = [], [], [], []
         for s in range(subjects):
             for level, arm in enumerate(ARMS):
