@@ -129,6 +129,10 @@ def _plots(repo: Repo, *args: str) -> dict[str, list[dict]]:
     return {name: entries for name, entries in shown.items() if name.startswith("reports/plots/")}
 
 
+def _values_or_none(entries: list[dict]) -> list[dict] | None:
+    return _values(entries) if entries else None
+
+
 def _values(entries: list[dict]) -> list[dict]:
     (entry,) = entries
     return entry["content"]["data"]["values"]
@@ -193,5 +197,6 @@ def _check_plots_diff(repo: Repo) -> None:
     verdicts = _values(shown["reports/plots/verdicts_by_arm.csv"])
     revs = {row["rev"] for row in verdicts}
     assert len(revs) == 2, revs
-    lines = _values(shown["reports/plots/reuse_by_level.csv"])
-    assert all("rev" in row for row in lines)
+    # v1 has no mess levels, so reuse_by_level is empty here; tests/pipeline/test_report_plots.py
+    # diffs it across two revisions with data
+    assert not _values_or_none(shown.get("reports/plots/reuse_by_level.csv") or [])
