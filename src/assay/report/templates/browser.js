@@ -18,7 +18,8 @@
     for (const child of children || []) if (child) node.appendChild(child);
     return node;
   }
-  const text = (value) => (value === null || value === undefined ? "—" : String(value));
+  const text = (value) => (value === null || value === undefined ? "—"
+    : typeof value === "number" && !Number.isInteger(value) ? String(+value.toPrecision(4)) : String(value));
   const shorten = (value, n) => { const t = text(value); return t.length > n ? t.slice(0, n - 1) + "…" : t; };
 
   function drawCharts() {
