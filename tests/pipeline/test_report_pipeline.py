@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from assay.pipeline.report import OUTPUTS
-from tests.conftest import Repo, copy_working_tree
+from tests.conftest import Repo, make_repo
 from tests.report.browser import open_page
 
 RUN = "sim-follower-v1"
@@ -27,7 +27,7 @@ LONG_STAGES = (
 
 @pytest.fixture(scope="module")
 def study(tmp_path_factory: pytest.TempPathFactory) -> tuple[Repo, str]:
-    repo = copy_working_tree(tmp_path_factory.mktemp("study") / "repo")
+    repo = make_repo(tmp_path_factory.mktemp("study") / "repo")
     params = yaml.safe_load(repo.read("params.yaml"))
     params["runs"] = {RUN: params["runs"][RUN]}
     params["scenarios"] = ["v1"]

@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-import duckdb
-
 from assay.cli import UsageError
 
 
 def _show(args: argparse.Namespace) -> int:
+    import duckdb
+
     from assay.report.cell_browser import cell_records, render_text
     from assay.report.database import connect
 

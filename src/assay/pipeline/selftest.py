@@ -9,6 +9,7 @@ from __future__ import annotations
 from assay import evidence
 from assay.errors import SelfTestFailed
 from assay.evidence import SelfTestReport
+from assay.fixtures.scenarios import image_kind
 from assay.sandbox.selftest import run_selftest
 
 __all__ = ["SelfTestFailed", "run"]
@@ -17,7 +18,9 @@ __all__ = ["SelfTestFailed", "run"]
 def run(scenario_name: str) -> SelfTestReport:
     scenario = evidence.read_scenario(scenario_name)
     report = run_selftest(
-        scenario.subjects, evidence.read_image().image_id, description=f"selftest {scenario_name}"
+        scenario.subjects,
+        evidence.read_image(image_kind(scenario_name)).image_id,
+        description=f"selftest {scenario_name}",
     )
     evidence.write_selftest(scenario_name, report)
     if not report.passed:
