@@ -39,5 +39,5 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("cell", help="cell id, e.g. card-mask/clean/r1")
     parser.add_argument("--step", type=int, default=None, help="only this chain step")
     parser.add_argument("--no-prompt", action="store_true", help="leave the prompt out")
-    parser.add_argument("--data", default="data")
+    parser.add_argument("--data", default="data", help="the data folder (default: data)")
     parser.set_defaults(handler=_show)
