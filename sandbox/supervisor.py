@@ -59,6 +59,8 @@ CHILD_ENV = {
     "PATH": "/usr/bin:/bin",
     "HOME": "/tmp",
 }
+MESSAGE_CHARS = 200
+"""An exception message is cut to this many characters (local evidence, never published)."""
 EXCEPTION_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]{0,127}$")
 CLEANUP_ROUNDS = 200
 POLL_SECONDS = 0.05
@@ -398,7 +400,11 @@ class CaseRun:
             name = answer.get("type")
             if not isinstance(name, str) or not EXCEPTION_NAME.match(name):
                 name = "<unnamed>"
-            return {"outcome": "exception", "exception_type": name}
+            message = answer.get("message")
+            record = {"outcome": "exception", "exception_type": name}
+            if isinstance(message, str):
+                record["exception_message"] = message[:MESSAGE_CHARS]
+            return record
         if kind == "unsupported":
             return {"outcome": "wrong-type"}
         return {"outcome": "tampering"}

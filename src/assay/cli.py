@@ -42,6 +42,7 @@ COMMAND_MODULES = (
     "assay.commands.rescore",
     "assay.commands.compare",
     "assay.commands.adjudicate",
+    "assay.commands.show",
 )
 
 

@@ -58,6 +58,10 @@ def test_hostile_candidate(
     assert {case.outcome for case in result.cases} <= set(row["outcomes"]), result
     if "exception_type" in row:
         assert {case.exception_type for case in result.cases} == {row["exception_type"]}
+    if "exception_message" in row:  # "" = no message could be had safely
+        assert {case.exception_message for case in result.cases} == {row["exception_message"] or None}
+    if "actual" in row:
+        assert {case.actual for case in result.cases} == {row["actual"]}
     budget = STARTUP_DEADLINE_SECONDS + len(cases) * (
         PROFILES["standard"].case_ceiling_seconds + RECORD_SLACK_SECONDS
     )

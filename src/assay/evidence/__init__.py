@@ -89,6 +89,7 @@ from assay.evidence.paths import (
     stage_file,
 )
 from assay.evidence.rows import (
+    UNPUBLISHED_COLUMNS,
     CallRecord,
     CandidateRow,
     CorrectnessRow,
@@ -112,6 +113,7 @@ __all__ = [
     "SUBJECTS",
     "TABLES",
     "TRACKED_RESULTS",
+    "UNPUBLISHED_COLUMNS",
     "VERDICTS",
     "VERDICT_VERSIONS",
     "CallRecord",

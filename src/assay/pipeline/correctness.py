@@ -17,11 +17,14 @@ them. Per cell, in order:
   ``evaluator-failure``) with its per-case outcomes. Cells with the same source in the same
   arm share one evaluation (the request, and so the result, is the same).
 
-Rows keep only case indexes, outcome codes and exception type names.
+Rows keep case indexes, outcome codes, exception type names, each case's input and expected
+value, and, in the ``unpublished_…`` columns (``evidence.UNPUBLISHED_COLUMNS``), the wrong value
+and the exception message cut short: local evidence for explaining a verdict, never exported.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Sequence
 
@@ -35,7 +38,7 @@ from assay.records import CellKey, CorrectnessStatus
 from assay.sandbox.cells import request_for
 from assay.sandbox.parallel import evaluate_many
 from assay.sandbox.policy import policy_version
-from assay.sandbox.results import CorrectnessResult, SandboxRequest
+from assay.sandbox.results import CorrectnessResult, SandboxRequest, truncated
 
 
 def _row(
@@ -44,6 +47,7 @@ def _row(
     status: CorrectnessStatus | None,
     reason: str,
     result: CorrectnessResult | None = None,
+    request: SandboxRequest | None = None,
 ) -> CorrectnessRow:
     cases = result.cases if result is not None else ()
     return CorrectnessRow(
@@ -53,12 +57,27 @@ def _row(
         case_indexes=tuple(case.index for case in cases),
         case_outcomes=tuple(case.outcome for case in cases),
         case_exception_types=tuple(case.exception_type for case in cases),
+        case_inputs=_json_cells(request.cases) if request is not None else (),
+        case_expected=_json_cells(request.expected) if request is not None else (),
+        unpublished_case_actuals=tuple(case.actual for case in cases),
+        unpublished_case_messages=tuple(case.exception_message for case in cases),
         image=image,
     )
 
 
+def _json_cells(values: Sequence[object]) -> tuple[str, ...]:
+    return tuple(
+        truncated(json.dumps(v, ensure_ascii=False, sort_keys=True, default=str)) for v in values
+    )
+
+
 def correctness_rows(
-    candidates: Sequence[CandidateRow], scenario: Scenario, image: str, *, workers: int
+    candidates: Sequence[CandidateRow],
+    scenario: Scenario,
+    image: str,
+    *,
+    workers: int,
+    description: str | None = None,
 ) -> list[CorrectnessRow]:
     """One row per candidate, in candidate order; sandbox runs in parallel on ``workers``.
 
@@ -90,10 +109,11 @@ def correctness_rows(
     unique: dict[tuple[str, str, str], SandboxRequest] = {}
     for _, candidate, request in pending:
         unique.setdefault((candidate.subject, candidate.arm, request.candidate), request)
-    results = dict(zip(unique, evaluate_many(list(unique.values()), workers=workers), strict=True))
+    evaluated = evaluate_many(list(unique.values()), workers=workers, description=description)
+    results = dict(zip(unique, evaluated, strict=True))
     for position, candidate, request in pending:
         result = results[(candidate.subject, candidate.arm, request.candidate)]
-        rows[position] = _row(candidate, image, result.status, result.reason, result)
+        rows[position] = _row(candidate, image, result.status, result.reason, result, request)
     return [row for row in rows if row is not None]
 
 
@@ -102,7 +122,11 @@ def run(run_id: str, params: Params) -> list[CorrectnessRow]:
     image = evidence.read_plan(run_id).sandbox.get("image_id") or ""
     scenario = evidence.read_scenario(params.run(run_id).scenario)
     rows = correctness_rows(
-        evidence.read_candidates(run_id), scenario, image, workers=2 * (os.cpu_count() or 1)
+        evidence.read_candidates(run_id),
+        scenario,
+        image,
+        workers=2 * (os.cpu_count() or 1),
+        description=f"correctness {run_id}",
     )
     evidence.write_table(evidence.CORRECTNESS, run_id, rows)
     keep_version(run_id, rows, image, policy_version())

@@ -29,7 +29,9 @@ def run(scenario_name: str, params: Params) -> ScenarioSelfTest:
     report = ScenarioSelfTest(
         scenario=scenario_name,
         sandbox=run_selftest(
-            scenario.subjects, evidence.read_image(image_kind(scenario_name)).image_id
+            scenario.subjects,
+            evidence.read_image(image_kind(scenario_name)).image_id,
+            description=f"selftest {scenario_name}",
         ),
         known_answers=check_known_answers(scenario, params.analysis.structure_evaluator),
     )

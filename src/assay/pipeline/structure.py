@@ -1,4 +1,5 @@
-"""``structure`` stage: every candidate → one structural verdict, evaluator version in each row.
+"""``structure`` stage: every candidate → one structural verdict, evaluator version in each row,
+and its explanation (deciding rule, helper and primitive calls with their lines).
 
 A pure function of candidates, subjects and the evaluator versions. ``verdicts.parquet`` holds
 the verdicts of the version the reports score with (``evaluators.structure``, or a run's entry
@@ -10,6 +11,7 @@ can show which cells another version changes. Nothing here re-runs ``execute``.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from assay import evidence
 from assay.evidence import CandidateRow, VerdictRow
@@ -32,6 +34,9 @@ def verdict_for(
     return result.verdict, result.reason
 
 
+from assay.structure.explain import explain
+
+
 def verdict_rows(
     candidates: list[CandidateRow], scenario: Scenario, version: int
 ) -> list[VerdictRow]:
@@ -40,12 +45,22 @@ def verdict_rows(
     for c in candidates:
         task = tasks[c.subject]
         verdict, reason = verdict_for(c, task.helper, task.helper_module, task.primitives, version)
+        explanation: dict[str, Any] = {}
+        if c.source is not None:
+            explanation = explain(
+                c.source,
+                helper=task.helper,
+                helper_module=task.helper_module,
+                primitives=task.primitives,
+                version=version,
+            ).model_dump()
         rows.append(
             VerdictRow(
                 **c.key(),
                 verdict=verdict,
                 reason=reason,
                 evaluator_version=version,
+                **explanation,
             )
         )
     return rows

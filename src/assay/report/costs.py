@@ -127,7 +127,7 @@ def build_costs(
     }
 
 
-def _pivot(rows: list[dict[str, Any]], key: tuple[str, ...]) -> list[dict[str, Any]]:
+def pivot(rows: list[dict[str, Any]], key: tuple[str, ...]) -> list[dict[str, Any]]:
     table: dict[tuple[Any, ...], dict[str, Any]] = {}
     for row in rows:
         entry = table.setdefault(tuple(row[k] for k in key), {k: row[k] for k in key})
@@ -177,12 +177,12 @@ def render_costs_markdown(costs: dict[str, Any]) -> str:
             + ". Choose runs with `report.cost_runs` in params.yaml.\n"
         )
     parts.append(
-        _markdown_table(_pivot(costs["by_verdict"], ("metric",)), ["metric", *VERDICTS], labels)
+        _markdown_table(pivot(costs["by_verdict"], ("metric",)), ["metric", *VERDICTS], labels)
     )
     parts.append("\n## By subject family\n")
     parts.append(
         _markdown_table(
-            _pivot(costs["by_family"], ("family", "metric")),
+            pivot(costs["by_family"], ("family", "metric")),
             ["family", "metric", *VERDICTS],
             labels,
         )

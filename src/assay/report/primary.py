@@ -318,37 +318,6 @@ def _adjudication_section(report: dict[str, Any]) -> list[str]:
     return parts
 
 
-def headline_metrics(reports: dict[str, dict[str, dict[str, Any]]]) -> dict[str, Any]:
-    """``metrics.json``: a few numbers per run for ``dvc metrics show`` / ``dvc exp show``."""
-    metrics: dict[str, Any] = {}
-    for kind, top in ((ABSTRACTION, "reused"), (CORRECTNESS, "correct")):
-        for name, report in reports[kind.name].items():
-            entry = metrics.setdefault(name, {})
-            counted = {
-                r["arm"]: r["cells"]
-                for r in report["outcome_counts"]
-                if r["outcome"] == top and r["step"] == 1
-            }
-            for arm in report["run"]["arms"]:
-                entry[f"{top}_{arm}"] = counted.get(arm, 0)
-            if not kind.confirmatory:
-                continue  # a secondary diagnostic: no p-values among the headline numbers
-            for test in report["sign_tests"]:
-                if test["step"] == 1:
-                    entry[f"{kind.prefix}p_{test['arm']}"] = test["p_value"]
-                    entry[f"{kind.prefix}complete_{test['arm']}"] = test["complete_subjects"]
-    return metrics
-
-
-def plot_rows(reports: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
-    return [
-        {"run": name, "arm": row["arm"], "verdict": row["outcome"], "cells": row["cells"]}
-        for name, report in reports.items()
-        for row in report["outcome_counts"]
-        if row["step"] == 1
-    ]
-
-
 def build_all(con: duckdb.DuckDBPyConnection) -> dict[str, dict[str, dict[str, Any]]]:
     """Both reports, by kind name then run."""
     return {kind.name: build_reports(con, kind) for kind in KINDS}

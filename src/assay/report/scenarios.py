@@ -183,20 +183,6 @@ def _test_text(t: dict[str, Any]) -> str:
     return f"regressed {t['regressed']}, improved {t['improved']}, p={t['p_value']:.4g}{flag}"
 
 
-def reuse_by_level(reports: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
-    """Plot data: reused cells against the arm's level, one series per run (step 1)."""
-    rows = []
-    for scenario, report in sorted(reports.items()):
-        levels = {arm: arm_level(arm) for arm in report["arms"]}
-        if not all(level is not None for level in levels.values()):
-            continue
-        for arm, per_run in report["steps"].get("1", {}).get("cells", {}).items():
-            for run, counts in sorted(per_run.items()):
-                rows.append({"scenario": scenario, "run": run, "arm": arm, "level": levels[arm],
-                             "reused": counts["reused"]})  # fmt: skip
-    return sorted(rows, key=lambda r: (r["scenario"], r["run"], r["level"]))
-
-
 def write_scenario_reports(reports: dict[str, dict[str, Any]], out: Path) -> None:
     folder = out / "scenarios"
     folder.mkdir(parents=True, exist_ok=True)

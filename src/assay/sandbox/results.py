@@ -1,7 +1,9 @@
 """What goes into one sandbox evaluation and what comes out of it.
 
-A result keeps only case indexes, outcome codes and exception type names: never the
-candidate's stdout, stderr, returned values or exception messages.
+A result keeps case indexes, outcome codes and exception type names, and, for explaining a
+verdict on this machine only, a wrong value and an exception message cut to
+:data:`UNPUBLISHED_CHARS` characters (the seed publishes neither; evidence columns holding them
+are named ``unpublished_…``). Never the candidate's stdout or stderr.
 
 Outcome of one case (``CaseOutcome.outcome``)::
 
@@ -95,10 +97,23 @@ class SandboxRequest(Frozen):
         return value
 
 
+UNPUBLISHED_CHARS = 200
+"""Generated values and exception messages are cut to this many characters."""
+
+
+def truncated(text: str, limit: int = UNPUBLISHED_CHARS) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 class CaseOutcome(Frozen):
     index: int = Field(ge=0)
     outcome: CaseOutcomeKind
     exception_type: str | None = None
+    actual: str | None = None
+    """``wrong-value``: the returned value as the host compared it (JSON, truncated). Generated
+    output: local evidence only, never published."""
+    exception_message: str | None = None
+    """``exception``: the exception's message (truncated). Local evidence only, never published."""
 
 
 class CorrectnessResult(Frozen):

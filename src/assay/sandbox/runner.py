@@ -17,6 +17,7 @@ its stdin end and exits, and the daemon auto-removes the container.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import secrets
 import select
@@ -40,6 +41,7 @@ from assay.sandbox.results import (
     EvaluatorFailureReason,
     SandboxRequest,
     evaluator_failure,
+    truncated,
 )
 
 API_TIMEOUT_SECONDS = 30
@@ -197,11 +199,17 @@ def _case_outcome(index: int, record: dict[str, Any], expected: Any) -> CaseOutc
     """The host's outcome of one case record; None if the record is not a valid one."""
     outcome = record.get("outcome")
     if outcome == "answered" and "value" in record:
-        passed = protocol.typed_equal(expected, record["value"])
-        return CaseOutcome(index=index, outcome="pass" if passed else "wrong-value")
+        if protocol.typed_equal(expected, record["value"]):
+            return CaseOutcome(index=index, outcome="pass")
+        actual = json.dumps(record["value"], ensure_ascii=False, sort_keys=True)
+        return CaseOutcome(index=index, outcome="wrong-value", actual=truncated(actual))
     if outcome == "exception" and isinstance(record.get("exception_type"), str):
+        message = record.get("exception_message")
         return CaseOutcome(
-            index=index, outcome="exception", exception_type=record["exception_type"]
+            index=index,
+            outcome="exception",
+            exception_type=record["exception_type"],
+            exception_message=truncated(message) if isinstance(message, str) else None,
         )
     if outcome in SUPERVISOR_OUTCOMES:
         return CaseOutcome.model_validate({"index": index, "outcome": outcome})

@@ -33,7 +33,11 @@ EXPECTED_STATUS: dict[Implementation, str] = {
 
 
 def run_selftest(
-    subjects: Sequence[Subject], image: str, *, workers: int | None = None
+    subjects: Sequence[Subject],
+    image: str,
+    *,
+    workers: int | None = None,
+    description: str | None = None,
 ) -> SelfTestReport:
     # the container machinery loads only here: reading a report (the plan stage) needs none
     from assay.sandbox.cells import request_for
@@ -60,7 +64,9 @@ def run_selftest(
     }
     if not requests:
         return SelfTestReport(image=image, **counts, checks=0, failures=())
-    results: list[CorrectnessResult] = evaluate_many(requests, workers=workers or default_workers())
+    results: list[CorrectnessResult] = evaluate_many(
+        requests, workers=workers or default_workers(), description=description
+    )
     failures = tuple(
         SelfTestFailure(
             subject=subject.id,
