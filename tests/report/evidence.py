@@ -29,6 +29,7 @@ def _plan(run: str) -> Plan:
         "model": {"model": f"model-{run}", "provider": "simulated"}, "cells": [], "tools": {},
         "analysis": {"alpha": 0.05, "minimum_subjects": 10, "structure_evaluator": 7},
         "budget": {"paid": False, "ceiling_usd": 0.0, "reservation_usd": 0.0, "requests": 0,
+                   "admitted_requests": 0,
                    "worst_case_usd": 0.0},
     })  # fmt: skip
 
@@ -75,7 +76,8 @@ def write_dose_evidence(
                 )
                 candidates.append(
                     CandidateRow(
-                        **key, execution_status="completed", extract_status="code", source=source
+                        **key, execution_status="completed", extract_status="code", source=source,
+                        extraction_version=2,
                     )
                 )
                 verdicts.append(

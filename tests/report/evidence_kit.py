@@ -39,6 +39,7 @@ def write_run(
         "analysis": {"alpha": 0.05, "minimum_subjects": minimum,
                      "structure_evaluator": preregistered},
         "budget": {"paid": False, "ceiling_usd": 0.0, "reservation_usd": 0.0, "requests": 0,
+                   "admitted_requests": 0,
                    "worst_case_usd": 0.0},
     })  # fmt: skip
     (plan_dir / "plan.json").write_bytes(plan.canonical())

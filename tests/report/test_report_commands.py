@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from evidence_kit import write_run
+from tests.report.evidence_kit import write_run
 
 from assay.cli import main
 
@@ -80,7 +80,7 @@ def test_compare_refuses_unknown_runs(tmp_path: Path, capsys: pytest.CaptureFixt
 def test_costs_command_scopes_runs_and_leaves_simulated_out(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from evidence_kit import write_metrics, write_subjects
+    from tests.report.evidence_kit import write_metrics, write_subjects
 
     table = {f"s{i}": {"clean": ["reused"], "inconsistent": ["duplicated"]} for i in range(3)}
     for run, provider in (("real", "openrouter"), ("sim", "simulated")):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from evidence_kit import write_metrics, write_run, write_subjects
+from tests.report.evidence_kit import write_metrics, write_run, write_subjects
 
 from assay.adjudication import AdjudicationError, load_adjudications
 from assay.params import CostRuns
