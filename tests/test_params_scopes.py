@@ -26,8 +26,8 @@ def _params(tmp_path: Path, change) -> Path:
     [
         (lambda p: p["report"].update(cost_runs={"runs": ["nope"]}),
          "report.cost_runs.runs: unknown 'nope'"),
-        (lambda p: p["report"].update(cost_runs={"scenarios": ["codebase"]}),
-         "report.cost_runs.scenarios: unknown 'codebase'"),
+        (lambda p: p["report"].update(cost_runs={"scenarios": ["codebase-far"]}),
+         "report.cost_runs.scenarios: unknown 'codebase-far'"),
         (lambda p: p["report"].update(cost_runs={"models": ["gpt-9"]}),
          "report.cost_runs.models: unknown 'gpt-9'"),
         (lambda p: p["report"].update(cost_runs={"include_simulated": "maybe"}),
