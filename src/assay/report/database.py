@@ -61,7 +61,12 @@ def register_table(con: duckdb.DuckDBPyConnection, data: Path, table: Table) -> 
             )
         _register_arrow(con, table.view, pa.Table.from_pylist([], schema=schema_for(table.row)))
         return
-    source = f"read_parquet('{(data / pattern).as_posix()}', union_by_name = true)"
+    # Columns a file lacks (an export bundle leaves the unpublished ones out) read as NULL:
+    # the files are unioned by name with an empty table typed from the row.
+    declared = f"_{table.view}_declared"
+    _register_arrow(con, declared, pa.Table.from_pylist([], schema=schema_for(table.row)))
+    files = f"read_parquet('{(data / pattern).as_posix()}', union_by_name = true)"
+    source = f"(SELECT * FROM {files} UNION ALL BY NAME SELECT * FROM {declared})"
     where = f" WHERE {table.where}" if table.where else ""
     con.execute(
         f"CREATE OR REPLACE VIEW {table.view} AS SELECT {table.select} FROM {source}{where}"
