@@ -27,6 +27,7 @@ from assay.errors import EvidenceError
 from assay.export import manifest as mf
 from assay.export.report import bundle_report, report_files
 from assay.export.selection import EVIDENCE_TABLES, KINDS, SHARED_TABLES, Table
+from assay.fixtures.scenarios import image_kind
 from assay.ledger import LEDGER_FILE
 from assay.ledger_records import LEDGER_RECORDS
 from assay.plan import load_plan
@@ -137,11 +138,10 @@ def run_records(data: Path, ledger_root: Path, run: str) -> tuple[dict[str, byte
     }
     if sha256_hex(files[f"data/subjects/{plan.scenario}/sources.json"]) != plan.fixture_sources:
         raise ExportError(f"data/subjects/{plan.scenario}/sources.json: not the plan's fixtures")
-    image = data / "image" / "standard.json"
+    image_record = f"data/image/{image_kind(plan.scenario)}.json"  # the image the plan pins
+    image = data / image_record.removeprefix("data/")
     if image.exists():
-        files["data/image/standard.json"] = _json_record(
-            image, "paa-operating-record", "ImageRecord"
-        )
+        files[image_record] = _json_record(image, "paa-operating-record", "ImageRecord")
     for table in SHARED_TABLES:
         relative = table.path(run, plan.scenario)
         files[relative] = _table_bytes(table, data / relative.removeprefix("data/"), run)
