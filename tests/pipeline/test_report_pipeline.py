@@ -54,7 +54,8 @@ def test_page_opens_offline_in_chromium_with_charts_and_an_explanation(
     page = repo.path / "data/report/index.html"
     with open_page(page) as browser:
         sizes = browser.chart_sizes()
-        assert {"verdicts_by_arm", "duplication_cost", "correctness_by_arm"} <= set(sizes)
+        # the duplication-cost chart is absent: simulated runs are never pooled by default
+        assert {"verdicts_by_arm", "correctness_by_arm"} <= set(sizes)
         for name, size in sizes.items():
             assert size["width"] > 100 and size["height"] > 50 and size["marks"] > 0, (name, size)
         assert all(url.startswith("file://") for url in browser.requests), browser.requests
@@ -191,7 +192,7 @@ def test_plots_render_alone_and_under_diff_and_exp_show_fits_120_columns_and_che
         assert path.read_bytes() == data, f"{path} not restored"
     status = repo.dvc("status").stdout
     # only the image stage, which is always_changed by design (the image lives in the daemon)
-    assert status.split() == ["image:", "always", "changed"], status
+    assert status.split() == ["image/dvc.yaml:image:", "always", "changed"], status
 
 
 def _check_plots_diff(repo: Repo) -> None:
