@@ -32,8 +32,10 @@ from assay import evidence
 from assay.evidence import CandidateRow, CorrectnessRow, CorrectnessVersionRow
 from assay.evidence.rows import missing_reason
 from assay.fixtures.model import Scenario
+from assay.fixtures.scenarios import image_kind
 from assay.gate import check_source
 from assay.params import Params
+from assay.pipeline.image import load_pinned
 from assay.records import CellKey, CorrectnessStatus
 from assay.sandbox.cells import request_for
 from assay.sandbox.parallel import evaluate_many
@@ -120,7 +122,9 @@ def correctness_rows(
 def run(run_id: str, params: Params) -> list[CorrectnessRow]:
     # none pinned when every arm skips correctness (chain)
     image = evidence.read_plan(run_id).sandbox.get("image_id") or ""
-    scenario = evidence.read_scenario(params.run(run_id).scenario)
+    scenario_name = params.run(run_id).scenario
+    load_pinned(image, image_kind(scenario_name))
+    scenario = evidence.read_scenario(scenario_name)
     rows = correctness_rows(
         evidence.read_candidates(run_id),
         scenario,

@@ -18,6 +18,7 @@ from assay.errors import SelfTestFailed
 from assay.evidence import ScenarioSelfTest
 from assay.fixtures.scenarios import image_kind
 from assay.params import Params
+from assay.pipeline.image import load_pinned
 from assay.pipeline.known_answers import check_known_answers
 from assay.sandbox.selftest import run_selftest
 
@@ -26,13 +27,13 @@ __all__ = ["SelfTestFailed", "run"]
 
 def run(scenario_name: str, params: Params) -> ScenarioSelfTest:
     scenario = evidence.read_scenario(scenario_name)
+    kind = image_kind(scenario_name)
+    image_id = evidence.read_image(kind).image_id
+    if any(arm.sandbox != "skip" for subject in scenario.subjects for arm in subject.arms):
+        load_pinned(image_id, kind)
     report = ScenarioSelfTest(
         scenario=scenario_name,
-        sandbox=run_selftest(
-            scenario.subjects,
-            evidence.read_image(image_kind(scenario_name)).image_id,
-            description=f"selftest {scenario_name}",
-        ),
+        sandbox=run_selftest(scenario.subjects, image_id, description=f"selftest {scenario_name}"),
         known_answers=check_known_answers(scenario, params.analysis.structure_evaluator),
     )
     evidence.write_selftest(scenario_name, report)
