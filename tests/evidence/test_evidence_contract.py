@@ -47,7 +47,7 @@ def test_missing_artefacts_name_their_file(tmp_path: Path, monkeypatch: pytest.M
         evidence.read_plan("r1")
     with pytest.raises(MissingEvidence, match=r"data/extract/r1/candidates\.parquet is missing"):
         evidence.read_candidates("r1")
-    with pytest.raises(MissingEvidence, match="dvc repro image"):
+    with pytest.raises(MissingEvidence, match="dvc repro pipeline/image/dvc.yaml"):
         evidence.read_image()
 
 

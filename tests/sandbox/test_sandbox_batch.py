@@ -32,11 +32,11 @@ def test_batches_keep_order_split_by_image_and_profile_and_feed_every_worker() -
         _request(RIGHT),
         _request(RIGHT, profile="large"),
     ]
-    assert batches(requests, workers=1) == [[0, 2], [1], [3]]
-    many = [_request(RIGHT)] * 40
+    assert batches(requests, workers=1) == [[0], [2], [1], [3]]  # grouped, then in order
+    many = [_request(RIGHT)] * 48
     planned = batches(many, workers=4)
-    assert [len(b) for b in planned] == [10, 10, 10, 10]
-    assert [p for b in planned for p in b] == list(range(40))
+    assert [len(b) for b in planned] == [3] * 16  # four per worker: a short tail
+    assert [p for b in planned for p in b] == list(range(48))
     assert max(len(b) for b in batches([_request(RIGHT)] * 500, workers=4)) == MAX_BATCH
     assert batches([], workers=4) == []
 

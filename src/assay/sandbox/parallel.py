@@ -19,7 +19,10 @@ from assay.sandbox.runner import (
 POLL_SECONDS = 0.2
 MAX_BATCH = 12
 """At most this many candidates share one container (one after another): a container costs
-~0.15 s of daemon time, a case ~0.05 s (benchmarks/sandbox_throughput.py)."""
+~0.15 s of daemon time, a case ~0.05 s (benchmarks/sandbox_batching.py)."""
+BATCHES_PER_WORKER = 4
+"""Batches are small enough that each worker gets about this many: the last ones to finish
+then hold the other workers idle only briefly."""
 
 
 def default_workers() -> int:
@@ -30,11 +33,12 @@ def default_workers() -> int:
 
 def batches(requests: Sequence[SandboxRequest], workers: int) -> list[list[int]]:
     """Positions of ``requests`` in container-sized batches: same image and profile, in request
-    order, small enough that every worker gets one and at most :data:`MAX_BATCH` each."""
+    order, about :data:`BATCHES_PER_WORKER` per worker and at most :data:`MAX_BATCH` each."""
     groups: dict[tuple[str, str], list[int]] = {}
     for position, request in enumerate(requests):
         groups.setdefault((request.image, request.profile), []).append(position)
-    size = max(1, min(MAX_BATCH, math.ceil(len(requests) / max(workers, 1))))
+    share = math.ceil(len(requests) / (max(workers, 1) * BATCHES_PER_WORKER))
+    size = max(1, min(MAX_BATCH, share))
     return [
         positions[start : start + size]
         for positions in groups.values()
