@@ -6,11 +6,12 @@ section and field it is in.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Literal
 
 import yaml
-from pydantic import Field, ValidationError, model_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 
 from assay.errors import InputError
 from assay.providers.base import ModelProfile
@@ -54,6 +55,33 @@ class ReportOptions(Frozen):
     reference arm, ``clean`` or ``mess-00``)."""
 
 
+SCHEDULER_ADDRESS = re.compile(r"^(tcp|tls)://[A-Za-z0-9.\-\[\]:]+:[0-9]{1,5}$")
+
+
+class Compute(Frozen):
+    """Where the correctness, measure and self-test stages run their per-cell work (not part of
+    any plan: where work runs does not change what it means; see docs/scale.md)."""
+
+    scheduler: str = "local"
+    """``local`` (this machine) or a Dask scheduler address, ``tcp://host:8786``."""
+    sandbox_slots_per_worker: int = Field(default=2, ge=1, le=64)
+    """Sandboxed cells one Dask worker runs at once (a cell mostly waits on its engine)."""
+    measure_cells_per_task: int = Field(default=16, ge=1, le=10_000)
+    """Outputs measured per Dask task in the measure stage (one tool start-up per task)."""
+    connect_timeout_seconds: float = Field(default=10.0, gt=0, le=300)
+
+    @field_validator("scheduler")
+    @classmethod
+    def _local_or_address(cls, value: str) -> str:
+        if value != "local" and not SCHEDULER_ADDRESS.match(value):
+            raise ValueError(f"{value!r} is neither 'local' nor a scheduler address tcp://host:port")
+        return value
+
+    @property
+    def distributed(self) -> bool:
+        return self.scheduler != "local"
+
+
 class Params(Frozen):
     fixtures: str = "fixtures"
     ledger_root: str = "ledger"
@@ -61,6 +89,7 @@ class Params(Frozen):
     analysis: AnalysisPlan = AnalysisPlan()
     evaluators: Evaluators = Evaluators()
     report: ReportOptions = ReportOptions()
+    compute: Compute = Compute()
     models: dict[str, ModelProfile]
     runs: dict[RunId, RunSpec]
 

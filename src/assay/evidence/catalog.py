@@ -18,6 +18,7 @@ from assay.evidence.rows import (
     CandidateRow,
     CorrectnessRow,
     MetricRow,
+    PlacementRow,
     PromptRow,
     SubjectRow,
     VerdictRow,
@@ -65,6 +66,17 @@ CORRECTNESS = Table(
     "correctness", "correctness", "correctness.parquet", CorrectnessRow, "run", required=False
 )
 METRICS = Table("metrics", "measure", "metrics.parquet", MetricRow, "run", required=False)
+CORRECTNESS_PLACEMENTS = Table(
+    "correctness_placements",
+    "correctness",
+    "placements.parquet",
+    PlacementRow,
+    "run",
+    required=False,
+)
+METRIC_PLACEMENTS = Table(
+    "metric_placements", "measure", "placements.parquet", PlacementRow, "run", required=False
+)
 
 TABLES: tuple[Table, ...] = (
     SUBJECTS,
@@ -75,6 +87,8 @@ TABLES: tuple[Table, ...] = (
     VERDICTS,
     CORRECTNESS,
     METRICS,
+    CORRECTNESS_PLACEMENTS,
+    METRIC_PLACEMENTS,
 )
 """Every Parquet view over ``data/`` (``runs`` is built from the plans; see ``read_runs``)."""
 

@@ -18,15 +18,16 @@ Rows keep only case indexes, outcome codes and exception type names.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from assay import evidence
-from assay.evidence import CandidateRow, CorrectnessRow
+from assay.compute import Placed
+from assay.compute.sandbox import evaluate_placed
+from assay.evidence import CandidateRow, CorrectnessRow, PlacementRow
 from assay.evidence.rows import missing_reason
 from assay.fixtures.model import Scenario
 from assay.gate import check_source
-from assay.params import Params
+from assay.params import Compute, Params
 from assay.records import CellKey, CorrectnessStatus
 from assay.sandbox.cells import request_for
 from assay.sandbox.parallel import evaluate_many
@@ -52,6 +53,9 @@ def _row(
     )
 
 
+Evaluator = Callable[[Sequence[SandboxRequest]], list[Placed[CorrectnessResult]]]
+
+
 def correctness_rows(
     candidates: Sequence[CandidateRow], scenario: Scenario, image: str, *, workers: int
 ) -> list[CorrectnessRow]:
@@ -59,6 +63,18 @@ def correctness_rows(
 
     Reads only the candidate's fields, so any object with them will do (tests pass their own).
     """
+
+    def local(requests: Sequence[SandboxRequest]) -> list[Placed[CorrectnessResult]]:
+        return [Placed(r, "local") for r in evaluate_many(requests, workers=workers)]
+
+    return placed_correctness_rows(candidates, scenario, image, local)[0]
+
+
+def placed_correctness_rows(
+    candidates: Sequence[CandidateRow], scenario: Scenario, image: str, evaluate: Evaluator
+) -> tuple[list[CorrectnessRow], list[PlacementRow]]:
+    """The rows in candidate order, and where each sandboxed one ran (``evaluate`` decides:
+    threads here, or a Dask cluster; the rows are the same either way)."""
     rows: list[CorrectnessRow | None] = []
     pending: list[tuple[int, CandidateRow, SandboxRequest]] = []
     for candidate in candidates:
@@ -80,17 +96,30 @@ def correctness_rows(
             (len(rows), candidate, request_for(subject, candidate.arm, candidate.source, image))
         )
         rows.append(None)
-    results = evaluate_many([request for _, _, request in pending], workers=workers)
-    for (position, candidate, _), result in zip(pending, results, strict=True):
+    results = evaluate([request for _, _, request in pending])
+    placements: list[PlacementRow] = []
+    for (position, candidate, _), placed in zip(pending, results, strict=True):
+        result = placed.value
         rows[position] = _row(candidate, image, result.status, result.reason, result)
-    return [row for row in rows if row is not None]
+        placements.append(
+            PlacementRow(
+                **{name: getattr(candidate, name) for name in CellKey.model_fields},
+                stage="correctness", worker=placed.worker, engine=placed.engine
+            )
+        )
+    return [row for row in rows if row is not None], placements
 
 
 def run(run_id: str, params: Params) -> list[CorrectnessRow]:
     image = evidence.read_plan(run_id).sandbox["image_id"]
     scenario = evidence.read_scenario(params.run(run_id).scenario)
-    rows = correctness_rows(
-        evidence.read_candidates(run_id), scenario, image, workers=2 * (os.cpu_count() or 1)
-    )
+    candidates = evidence.read_candidates(run_id)
+    compute: Compute = params.compute
+
+    def evaluate(requests: Sequence[SandboxRequest]) -> list[Placed[CorrectnessResult]]:
+        return evaluate_placed(requests, compute, image)
+
+    rows, placements = placed_correctness_rows(candidates, scenario, image, evaluate)
     evidence.write_table(evidence.CORRECTNESS, run_id, rows)
+    evidence.write_table(evidence.CORRECTNESS_PLACEMENTS, run_id, placements)
     return rows

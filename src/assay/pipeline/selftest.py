@@ -6,17 +6,28 @@ A failing self-test fails the stage, so no plan — and no provider request — 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from assay import evidence
+from assay.compute.sandbox import evaluate_placed
 from assay.errors import SelfTestFailed
 from assay.evidence import SelfTestReport
+from assay.params import Compute
+from assay.sandbox.results import CorrectnessResult, SandboxRequest
 from assay.sandbox.selftest import run_selftest
 
 __all__ = ["SelfTestFailed", "run"]
 
 
-def run(scenario_name: str) -> SelfTestReport:
+def run(scenario_name: str, compute: Compute | None = None) -> SelfTestReport:
     scenario = evidence.read_scenario(scenario_name)
-    report = run_selftest(scenario.subjects, evidence.read_image().image_id)
+    image = evidence.read_image().image_id
+    where = compute or Compute()
+
+    def evaluate(requests: Sequence[SandboxRequest]) -> list[CorrectnessResult]:
+        return [placed.value for placed in evaluate_placed(requests, where, image)]
+
+    report = run_selftest(scenario.subjects, image, evaluate=evaluate)
     evidence.write_selftest(scenario_name, report)
     if not report.passed:
         lines = [f"  {f.subject}/{f.arm} {f.implementation}: {f.status} ({f.reason}), expected {f.expected_status}"

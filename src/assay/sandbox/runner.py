@@ -84,6 +84,12 @@ def remove_container(api: docker.APIClient, name: str) -> None:
         time.sleep(0.05)
 
 
+def live_count() -> int:
+    """Containers this process has created and not yet removed."""
+    with _live_lock:
+        return len(_live)
+
+
 def remove_all_live() -> None:
     with _live_lock:
         names = list(_live)

@@ -7,7 +7,7 @@ vectors. The pipeline stops before any provider request unless :attr:`SelfTestRe
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from assay.evidence import Implementation, SelfTestFailure, SelfTestReport
 from assay.fixtures.model import Arm, Subject
@@ -26,8 +26,14 @@ EXPECTED_STATUS: dict[Implementation, str] = {
 
 
 def run_selftest(
-    subjects: Sequence[Subject], image: str, *, workers: int | None = None
+    subjects: Sequence[Subject],
+    image: str,
+    *,
+    workers: int | None = None,
+    evaluate: Callable[[Sequence[SandboxRequest]], list[CorrectnessResult]] | None = None,
 ) -> SelfTestReport:
+    """``evaluate``: how the requests run (default: :func:`evaluate_many` on ``workers``
+    threads; the self-test stage passes the Dask fan-out when ``compute`` names a cluster)."""
     plan: list[tuple[Subject, Arm, Implementation]] = []
     requests: list[SandboxRequest] = []
     for subject in subjects:
@@ -42,7 +48,10 @@ def run_selftest(
             for implementation, source in sources.items():
                 plan.append((subject, arm, implementation))
                 requests.append(request_for(subject, arm.name, source, image))
-    results: list[CorrectnessResult] = evaluate_many(requests, workers=workers or default_workers())
+    if evaluate is None:
+        results = evaluate_many(requests, workers=workers or default_workers())
+    else:
+        results = evaluate(requests)
     failures = tuple(
         SelfTestFailure(
             subject=subject.id,

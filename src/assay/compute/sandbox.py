@@ -1,0 +1,86 @@
+"""Sandboxed cells fanned out over a Dask cluster, gathered in request order.
+
+Before any cell: the reference engine is this machine's (the one the self-test ran on); every
+worker checks its own engine against it and loads the pinned image if it lacks it (the archive
+is shipped only when some worker lacks the image). Cells go only to workers that are ready; if
+none is, they go to any worker and come back as evaluator failures naming the refusal.
+
+Faults: Dask re-runs a cell whose worker died on another worker (evaluation is free and
+deterministic); the dead worker's containers end with its attach streams (auto-remove). On
+SIGTERM/SIGINT or any error the cells are cancelled and every worker force-removes its live
+containers before the exception propagates.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+
+from distributed import Client
+
+from assay.compute.client import connect, worker_names
+from assay.compute.engine import image_archive, local_identity
+from assay.compute.placed import LOCAL, Placed
+from assay.compute.plugin import SandboxPlugin, evaluate_cell, readiness, remove_live_containers
+from assay.params import Compute
+from assay.sandbox.parallel import default_workers, evaluate_many
+from assay.sandbox.results import CorrectnessResult, SandboxRequest
+from assay.sandbox.runner import removal_on_signals
+
+Readiness = tuple[str | None, str, str, bool]
+
+
+def evaluate_placed(
+    requests: Sequence[SandboxRequest], compute: Compute, image: str
+) -> list[Placed[CorrectnessResult]]:
+    """Every request evaluated, in request order, here or on the cluster ``compute`` names."""
+    if not compute.distributed:
+        engine = local_identity().version if requests else "-"
+        results = evaluate_many(requests, workers=default_workers())
+        return [Placed(result, LOCAL, engine) for result in results]
+    with connect(compute) as client:
+        return evaluate_on_cluster(client, requests, compute, image)
+
+
+def prepare_workers(client: Client, image: str, slots: int) -> dict[str, Readiness]:
+    """Every worker checked (and given the image if it lacks it): address → readiness."""
+    reference = local_identity()
+    client.register_plugin(SandboxPlugin(image, reference, slots))
+    states: dict[str, Readiness] = client.run(readiness, image)
+    if any(state[0] == "worker-image-mismatch" for state in states.values()):
+        archive = image_archive(image).read_bytes()
+        client.register_plugin(SandboxPlugin(image, reference, slots, archive))
+        states = client.run(readiness, image)
+    return states
+
+
+def evaluate_on_cluster(
+    client: Client, requests: Sequence[SandboxRequest], compute: Compute, image: str
+) -> list[Placed[CorrectnessResult]]:
+    if not requests:
+        return []
+    states = prepare_workers(client, image, compute.sandbox_slots_per_worker)
+    names = worker_names(client)
+    ready = sorted(names[a] for a, state in states.items() if state[0] is None and a in names)
+    token = uuid.uuid4().hex[:12]
+    futures = client.map(
+        evaluate_cell,
+        list(requests),
+        key=[f"assay-cell-{token}-{index:06d}" for index in range(len(requests))],
+        pure=False,
+        workers=ready or None,
+        allow_other_workers=not ready,
+    )
+    try:
+        with removal_on_signals():
+            placed: list[Placed[CorrectnessResult]] = client.gather(futures)
+        return placed
+    except BaseException:
+        client.cancel(futures, force=True)
+        client.run(remove_live_containers)
+        raise
+
+
+def refusals(states: dict[str, Readiness]) -> list[str]:
+    """One line per refused worker, for the stage's output."""
+    return [f"{address}: {state[0]} ({state[1]})" for address, state in states.items() if state[0]]
