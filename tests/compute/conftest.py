@@ -30,13 +30,15 @@ ROOT = Path(__file__).resolve().parents[2]
 ENGINE_START_SECONDS = 60
 
 
-def start_cluster(workers: int, threads: int = 2, env: dict[str, str] | None = None) -> LocalCluster:
+def start_cluster(
+    workers: int, threads: int = 2, env: dict[str, str] | None = None
+) -> LocalCluster:
     return LocalCluster(
         n_workers=workers,
         threads_per_worker=threads,
         processes=True,
         host="127.0.0.1",
-        dashboard_address=None,
+        dashboard_address=":0",
         env=env or {},
     )
 

@@ -50,7 +50,9 @@ def cluster_parquet(client: Client, v1, image: str, out: Path) -> tuple[bytes, s
     return out.read_bytes(), {p.worker for p in placements}
 
 
-def test_cluster_parquet_is_byte_identical_to_local(client, v1, sandbox_image, local_parquet, tmp_path):
+def test_cluster_parquet_is_byte_identical_to_local(
+    client, v1, sandbox_image, local_parquet, tmp_path
+):
     data, workers = cluster_parquet(client, v1, sandbox_image, tmp_path / "c.parquet")
     assert data == local_parquet
     assert workers <= set(client.scheduler_info()["workers"]) and len(workers) == 2
@@ -100,9 +102,10 @@ def test_the_image_is_shipped_to_a_worker_whose_engine_lacks_it(
         for arm in subject.arms
         if arm.sandbox != "skip"
     ]
-    with start_cluster(1, env={"DOCKER_HOST": second_engine}) as cluster, Client(
-        cluster, set_as_default=False
-    ) as client:
+    with (
+        start_cluster(1, env={"DOCKER_HOST": second_engine}) as cluster,
+        Client(cluster, set_as_default=False) as client,
+    ):
         placed = evaluate_on_cluster(client, requests, CLUSTER, sandbox_image)
         (state,) = client.run(readiness, sandbox_image).values()
     assert [p.value.status for p in placed] == ["correct"] * len(requests)
@@ -115,7 +118,9 @@ def test_a_worker_whose_engine_differs_is_refused_as_missing_evidence(client, v1
     reference = local_identity().model_copy(update={"seccomp": "profile=someone-elses"})
     client.register_plugin(SandboxPlugin(sandbox_image, reference, 2))
     subject = v1.subjects[0]
-    request = request_for(subject, subject.arms[0].name, subject.task.references.reused, sandbox_image)
+    request = request_for(
+        subject, subject.arms[0].name, subject.task.references.reused, sandbox_image
+    )
     placed = client.gather(client.map(evaluate_cell, [request] * 3, pure=False))
     assert {(p.value.status, p.value.reason) for p in placed} == {
         ("evaluator-failure", "worker-seccomp-mismatch")

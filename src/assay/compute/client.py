@@ -46,7 +46,8 @@ def connect(compute: Compute) -> Iterator[Client]:
         client.close()
 
 
-def worker_names(client: Client) -> dict[str, str]:
-    """Worker address → the worker's name (a restarted worker keeps its name, not its port)."""
+def worker_names(client: Client) -> dict[str, str | int]:
+    """Worker address → the worker's name as the scheduler knows it (``int`` for LocalCluster
+    workers); a restarted worker keeps its name, not its port, so restrictions use names."""
     workers = client.scheduler_info(n_workers=-1)["workers"]
-    return {address: str(info.get("name", address)) for address, info in workers.items()}
+    return {address: info.get("name", address) for address, info in workers.items()}

@@ -60,7 +60,9 @@ def tasks(items: Sequence[MeasureItem], per_task: int) -> list[list[MeasureItem]
 def version_refusal(expected: Mapping[str, str]) -> str | None:
     """On a worker: ``None`` if its metric tools are the plan's, else what differs."""
     mine = tool_versions()
-    differing = [f"{tool} {mine.get(tool)} != {v}" for tool, v in expected.items() if mine.get(tool) != v]
+    differing = [
+        f"{tool} {mine.get(tool)} != {v}" for tool, v in expected.items() if mine.get(tool) != v
+    ]
     return "; ".join(differing) or None
 
 
@@ -68,7 +70,9 @@ def measure_task(items: list[MeasureItem], expected: dict[str, str]) -> Placed[l
     refusal = version_refusal(expected)
     address = get_worker().address
     if refusal is not None:
-        raise ComputeError(f"worker {address}: metric tool versions differ from the plan: {refusal}")
+        raise ComputeError(
+            f"worker {address}: metric tool versions differ from the plan: {refusal}"
+        )
     return Placed(measure(items, workers=1), address)
 
 
@@ -83,7 +87,9 @@ def measure_on_cluster(
     expected = dict(expected_tools)
     refusals: dict[str, str | None] = client.run(version_refusal, expected)
     names = worker_names(client)
-    ready = sorted(names[a] for a, refusal in refusals.items() if refusal is None and a in names)
+    ready = sorted(
+        (names[a] for a, refusal in refusals.items() if refusal is None and a in names), key=str
+    )
     if not ready:
         lines = "; ".join(f"{a}: {r}" for a, r in refusals.items())
         raise ComputeError(

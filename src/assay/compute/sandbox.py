@@ -61,7 +61,9 @@ def evaluate_on_cluster(
         return []
     states = prepare_workers(client, image, compute.sandbox_slots_per_worker)
     names = worker_names(client)
-    ready = sorted(names[a] for a, state in states.items() if state[0] is None and a in names)
+    ready = sorted(
+        (names[a] for a, state in states.items() if state[0] is None and a in names), key=str
+    )
     token = uuid.uuid4().hex[:12]
     futures = client.map(
         evaluate_cell,
