@@ -62,16 +62,21 @@ class Repo:
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Repo:
+    return make_repo(tmp_path / "repo")
+
+
+def make_repo(target: Path, *, with_lock: bool = False) -> Repo:
+    """A git repo at ``target`` holding the working tree's tracked and unignored files
+    (without ``dvc.lock`` unless ``with_lock``: a fresh clone as a user gets it)."""
     tracked = subprocess.run(
         ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
         cwd=ROOT,
         capture_output=True,
         check=True,
     ).stdout
-    target = tmp_path / "repo"
     for name in filter(None, tracked.decode().split("\0")):
         source = ROOT / name
-        if not source.is_file() or name == "dvc.lock":
+        if not source.is_file() or (name == "dvc.lock" and not with_lock):
             continue
         destination = target / name
         destination.parent.mkdir(parents=True, exist_ok=True)

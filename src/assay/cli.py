@@ -2,8 +2,11 @@
 
 Each command module exposes ``register(subparsers)``, which adds its parser and sets
 ``handler`` (a function taking the parsed namespace and returning an exit code). Bad arguments
-and unreadable inputs exit 2 with a message, as argparse does; any other ``AssayError`` is
-``assay: <message>`` and exit 1 (``assay.errors.boundary``).
+and unreadable inputs exit 2 with one ``assay: error: …`` line per problem, as argparse does;
+any other ``AssayError`` is ``assay: <message>`` and exit 1 (``assay.errors.boundary``).
+
+Building the parser imports only the standard library (command modules import what they need
+inside their handlers), so ``assay --help`` and every ``--help`` answer at once.
 """
 
 from __future__ import annotations
@@ -25,9 +28,12 @@ DESCRIPTION = (
 )
 
 COMMAND_MODULES = (
+    "assay.commands.check",
+    "assay.commands.runs",
     "assay.commands.score_structure",
     "assay.commands.sign_test",
     "assay.commands.pipeline",
+    "assay.commands.sql",
     "assay.commands.sandbox_run",
     "assay.commands.check_provider",
     "assay.commands.measure",
@@ -35,8 +41,22 @@ COMMAND_MODULES = (
 )
 
 
+class _VersionAction(argparse.Action):
+    """``--version``, reading the installed version only when asked."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="print the version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        from importlib.metadata import version
+
+        print(f"assay {version('assay')}")
+        parser.exit(0)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="assay", description=DESCRIPTION)
+    parser.add_argument("--version", action=_VersionAction)
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(subparsers)
@@ -50,7 +70,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             return int(args.handler(args))
         except UsageError as exc:
-            parser.exit(2, f"assay: error: {exc}\n")
+            parser.exit(2, "".join(f"assay: error: {line}\n" for line in exc.lines))
 
 
 if __name__ == "__main__":

@@ -18,11 +18,13 @@ provider fault, a failed pre-flight check) are values, not exceptions.
                 ├─ SelfTestFailed ──────────────────────────────  the sandbox failed its references: plan nothing
                 │  (RuntimeError)
                 ├─ SandboxImageError ──── ImageBuildError       engine unreachable or image unbuildable
+                ├─ SnapshotError ───────────────────────────────  a pinned source is unfetchable or tampered: stop
                 └─ ChangeError ─────────────────────────────────  a candidate cannot be applied; caught in the
                    (ValueError)                                   metrics engine, where it becomes a missing value
 
 The families live here; each member lives beside the code that raises it (``ParamsError`` in
-``assay.params``, ``FixtureError`` in ``assay.fixtures.errors``, …). ``SandboxCancelled``
+``assay.params``, ``FixtureError`` in ``assay.fixtures.errors``, ``SnapshotError`` in
+``assay.snapshot``, …). ``SandboxCancelled``
 (``assay.sandbox.runner``) is a ``BaseException`` on purpose: a cancellation, not an error.
 """
 

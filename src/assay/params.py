@@ -1,34 +1,59 @@
 """``params.yaml``: the runs, model profiles, analysis plan and evaluator versions, validated.
 
-Stage scripts read their section through here, so a typo in ``params.yaml`` fails with the
-section and field it is in.
+One schema covers the whole file. Loading it reports every problem at once, one line each,
+naming the key: unknown keys (with a "did you mean" for near misses), wrong types (a string is
+never silently read as a number), out-of-range values, and references that do not resolve — a
+run's model, scenario and schedule, the evaluator versions. The ``params`` stage, ``assay check``
+and ``assay run add`` all go through :func:`load_params` / :func:`validate_params`, so a bad file
+stops ``dvc repro`` before DVC deletes any stage output.
 """
 
 from __future__ import annotations
 
+import difflib
 import re
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Any, Literal, get_args, get_origin
 
-import yaml
-from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    Field,
+    StrictBool,
+    StrictInt,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from assay.errors import InputError
 from assay.providers.base import ModelProfile
 from assay.records import Frozen
+from assay.schedule import ScheduleName
 
 RunId = str
+
+NAME_PATTERN = r"[A-Za-z0-9_-]+"
+"""Run and model names: they become DVC stage names (``plan@NAME``) and parameter paths
+(``runs.NAME``), where a dot would be read as nesting and a space or slash breaks the stage
+name."""
+
+MAX_REPEATS = 20
+"""More repeats than this is almost certainly a typo (cells grow as subjects × arms × repeats)."""
+
+Name = Annotated[str, Field(pattern=f"^{NAME_PATTERN}$")]
+Repeats = Annotated[StrictInt, Field(ge=1, le=MAX_REPEATS)]
 
 
 class RunSpec(Frozen):
     """One row of ``params.yaml: runs``."""
 
-    model: str
-    scenario: str
-    repeats: int = Field(default=2, ge=1)
-    schedule: str | None = None
+    model: Name
+    scenario: Name
+    repeats: Repeats = 2
+    schedule: ScheduleName | None = None
     """``None``: the scenario's default (see ``assay.schedule.default_schedule``)."""
-    allow_paid: bool = False
+    allow_paid: StrictBool = False
     authorization: str | None = None
     plan_ref: str | None = None
 
@@ -37,8 +62,8 @@ class AnalysisPlan(Frozen):
     method: Literal["paired-v2"] = "paired-v2"
     alpha: float = Field(default=0.05, gt=0, lt=1)
     median: Literal["lower"] = "lower"
-    minimum_subjects: int = Field(default=10, ge=1)
-    structure_evaluator: int = 7
+    minimum_subjects: StrictInt = Field(default=10, ge=1)
+    structure_evaluator: StrictInt = 7
     """The preregistered structural evaluator version. Rescoring with another version
     (``evaluators.structure``) is reported as a deviation from it, not a new plan."""
 
@@ -46,7 +71,7 @@ class AnalysisPlan(Frozen):
 class Evaluators(Frozen):
     """The versions the evaluator stages score with now (not part of the plan)."""
 
-    structure: int = 7
+    structure: StrictInt = 7
 
 
 class ReportOptions(Frozen):
@@ -64,9 +89,9 @@ class Compute(Frozen):
 
     scheduler: str = "local"
     """``local`` (this machine) or a Dask scheduler address, ``tcp://host:8786``."""
-    sandbox_slots_per_worker: int = Field(default=2, ge=1, le=64)
+    sandbox_slots_per_worker: StrictInt = Field(default=2, ge=1, le=64)
     """Sandboxed cells one Dask worker runs at once (a cell mostly waits on its engine)."""
-    measure_cells_per_task: int = Field(default=16, ge=1, le=10_000)
+    measure_cells_per_task: StrictInt = Field(default=16, ge=1, le=10_000)
     """Outputs measured per Dask task in the measure stage (one tool start-up per task)."""
     connect_timeout_seconds: float = Field(default=10.0, gt=0, le=300)
 
@@ -82,26 +107,38 @@ class Compute(Frozen):
         return self.scheduler != "local"
 
 
+class Problem(Frozen):
+    """One thing wrong with params.yaml: the dotted key and what is wrong with it."""
+
+    key: str
+    message: str
+
+    def line(self, path: Path | str) -> str:
+        return f"{path}: {self.key}: {self.message}" if self.key else f"{path}: {self.message}"
+
+
+class _ReferenceProblems(ValueError):
+    def __init__(self, problems: list[Problem]) -> None:
+        super().__init__("; ".join(f"{p.key}: {p.message}" for p in problems))
+        self.problems = problems
+
+
 class Params(Frozen):
     fixtures: str = "fixtures"
     ledger_root: str = "ledger"
-    scenarios: tuple[str, ...] = ()
+    scenarios: tuple[Name, ...] = ()
     analysis: AnalysisPlan = AnalysisPlan()
     evaluators: Evaluators = Evaluators()
     report: ReportOptions = ReportOptions()
     compute: Compute = Compute()
-    models: dict[str, ModelProfile]
-    runs: dict[RunId, RunSpec]
+    models: dict[Name, ModelProfile]
+    runs: dict[Name, RunSpec]
 
     @model_validator(mode="after")
     def _references_resolve(self) -> Params:
-        for run_id, run in self.runs.items():
-            if run.model not in self.models:
-                raise ValueError(f"runs.{run_id}.model: unknown model profile {run.model!r}")
-            if run.scenario not in self.scenarios:
-                raise ValueError(
-                    f"runs.{run_id}.scenario: {run.scenario!r} is not listed under 'scenarios'"
-                )
+        problems = reference_problems(self)
+        if problems:
+            raise _ReferenceProblems(problems)
         return self
 
     def run(self, run_id: str) -> RunSpec:
@@ -117,20 +154,208 @@ class Params(Frozen):
 
 
 class ParamsError(InputError):
-    """params.yaml is missing, unreadable or invalid; the message names the field."""
+    """params.yaml is missing, unreadable or invalid. ``str()`` is one line per problem, each
+    naming the file and the key."""
+
+    def __init__(self, message: str, problems: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.lines = problems or (message,)
+
+
+def _known(values: Iterable[object]) -> str:
+    return ", ".join(str(v) for v in sorted(values, key=str))
+
+
+def _suggest(word: str, choices: Iterable[str]) -> str:
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def reference_problems(params: Params) -> list[Problem]:
+    """Names that must resolve: each run's model, scenario and schedule; evaluator versions."""
+    from assay.fixtures.scenarios import SCENARIOS
+    from assay.structure.versions import EVALUATOR_VERSIONS
+
+    problems = []
+    for name in params.scenarios:
+        if name not in SCENARIOS:
+            problems.append(
+                Problem(
+                    key="scenarios",
+                    message=f"unknown scenario {name!r}{_suggest(name, SCENARIOS)} "
+                    f"(known: {_known(SCENARIOS)})",
+                )
+            )
+    for run_id, run in params.runs.items():
+        if run.model not in params.models:
+            problems.append(
+                Problem(
+                    key=f"runs.{run_id}.model",
+                    message=f"unknown model profile {run.model!r}"
+                    f"{_suggest(run.model, params.models)} (declared under models: "
+                    f"{_known(params.models)})",
+                )
+            )
+        if run.scenario not in SCENARIOS:
+            problems.append(
+                Problem(
+                    key=f"runs.{run_id}.scenario",
+                    message=f"unknown scenario {run.scenario!r}"
+                    f"{_suggest(run.scenario, SCENARIOS)} (known: {_known(SCENARIOS)})",
+                )
+            )
+        elif run.scenario not in params.scenarios:
+            problems.append(
+                Problem(
+                    key=f"runs.{run_id}.scenario",
+                    message=f"{run.scenario!r} is not listed under 'scenarios' "
+                    f"(add it there: the subjects and render stages build only listed scenarios)",
+                )
+            )
+    for key, version in (
+        ("evaluators.structure", params.evaluators.structure),
+        ("analysis.structure_evaluator", params.analysis.structure_evaluator),
+    ):
+        if version not in EVALUATOR_VERSIONS:
+            problems.append(
+                Problem(
+                    key=key,
+                    message=f"unknown structural evaluator version {version} "
+                    f"(known: {_known(EVALUATOR_VERSIONS)})",
+                )
+            )
+    return problems
+
+
+def _field_model(annotation: Any) -> Any:
+    """The model or mapping type behind an annotation (``X | None`` → ``X``)."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    if get_origin(annotation) in (dict, Mapping):
+        return annotation
+    for arg in get_args(annotation):
+        found = _field_model(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def _fields_at(loc: tuple[str | int, ...]) -> list[str]:
+    """The field names allowed in the model that ``loc`` (the unknown key's parent) points to."""
+    node: Any = Params
+    for part in loc:
+        if isinstance(node, type) and issubclass(node, BaseModel):
+            field = node.model_fields.get(str(part))
+            if field is None:
+                return []
+            node = _field_model(field.annotation)
+        elif get_origin(node) in (dict, Mapping):
+            node = _field_model(get_args(node)[1])
+        else:
+            return []
+        if node is None:
+            return []
+    if isinstance(node, type) and issubclass(node, BaseModel):
+        return list(node.model_fields)
+    return []
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _validation_problems(error: ValidationError) -> list[Problem]:
+    problems: list[Problem] = []
+    for item in error.errors():
+        loc = tuple(item["loc"])
+        key = ".".join(str(p) for p in loc)
+        kind = item["type"]
+        if kind == "value_error" and isinstance(
+            (item.get("ctx") or {}).get("error"), _ReferenceProblems
+        ):
+            problems.extend(item["ctx"]["error"].problems)
+        elif kind == "extra_forbidden":
+            allowed = _fields_at(loc[:-1])
+            hint = _suggest(str(loc[-1]), allowed) or (
+                f" (allowed: {_known(allowed)})" if allowed else ""
+            )
+            problems.append(Problem(key=key, message=f"unknown key{hint}"))
+        elif kind == "missing":
+            problems.append(Problem(key=key, message="required key is missing"))
+        elif kind == "string_pattern_mismatch" and loc and loc[-1] == "[key]":
+            name = item["input"]
+            what = "an empty name" if name == "" else f"name {name!r}"
+            problems.append(
+                Problem(
+                    key=".".join(str(p) for p in loc[:-2]),
+                    message=f"{what}: use only letters, digits, '_' and '-' "
+                    "(a name becomes a DVC stage name and a parameter path)",
+                )
+            )
+        elif kind == "literal_error":
+            expected = re.findall(r"'([^']*)'", str((item.get("ctx") or {}).get("expected", "")))
+            value = item["input"]
+            hint = _suggest(value, expected) if isinstance(value, str) else ""
+            problems.append(
+                Problem(
+                    key=key,
+                    message=f"unknown value {_shown(value)}{hint} (known: {_known(expected)})",
+                )
+            )
+        elif kind == "string_pattern_mismatch":
+            problems.append(
+                Problem(
+                    key=key,
+                    message=f"{_shown(item['input'])} is not a name (letters, digits, '_', '-')",
+                )
+            )
+        else:
+            problems.append(
+                Problem(key=key, message=f"{item['msg']} (got {_shown(item['input'])})")
+            )
+    return problems
+
+
+def validate_params(raw: Any, *, path: Path | str = "params.yaml") -> Params:
+    """The validated parameters, or a ``ParamsError`` listing every problem, one line each."""
+    if not isinstance(raw, dict):
+        what = "empty" if raw is None else f"a {type(raw).__name__}, not a mapping of sections"
+        raise ParamsError(f"{path}: the file is {what}")
+    for section in ("models", "runs"):
+        if isinstance(raw.get(section), dict) and None in raw[section]:
+            raise ParamsError(f"{path}: {section}: an entry has an empty name")
+    try:
+        return Params.model_validate(raw)
+    except ValidationError as exc:
+        lines = tuple(problem.line(path) for problem in _validation_problems(exc))
+        raise ParamsError("\n".join(lines), lines) from None
+
+
+def parse_yaml(text: str, *, path: Path | str = "params.yaml") -> Any:
+    """Parse YAML text, a syntax error becoming one ``ParamsError`` line with its position."""
+    import yaml
+
+    try:
+        return yaml.safe_load(text)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
+        raise ParamsError(f"{path}: invalid YAML: {where}{exc.problem}") from None
+    except yaml.YAMLError as exc:
+        raise ParamsError(f"{path}: invalid YAML: {exc}") from None
 
 
 def load_params(path: Path | str = "params.yaml") -> Params:
     path = Path(path)
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ParamsError(f"{path}: not found") from None
-    except yaml.YAMLError as exc:
-        raise ParamsError(f"{path}: invalid YAML: {exc}") from None
-    try:
-        return Params.model_validate(raw)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "<root>"
-        raise ParamsError(f"{path}: field {where!r}: {first['msg']}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ParamsError(f"{path}: cannot read: {exc}") from None
+    return validate_params(parse_yaml(text, path=path), path=path)
+
+
+def valid_name(name: str) -> bool:
+    return re.fullmatch(NAME_PATTERN, name) is not None

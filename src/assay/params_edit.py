@@ -1,34 +1,76 @@
-"""Edits to ``params.yaml`` that keep its comments and layout (ruamel.yaml round trip), each
-validated by loading the result before it replaces the file."""
+"""Edits to ``params.yaml`` that keep its comments and layout (ruamel.yaml round trip).
+
+Each edit is validated in memory against the same schema as ``assay check`` and the ``params``
+stage, then written atomically; a refused edit leaves the file untouched and its message names
+``params.yaml`` and the key, never a temporary file.
+"""
 
 from __future__ import annotations
 
 import io
 import os
+import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.error import YAMLError
 
-from assay.params import load_params
-from assay.schedule import default_schedule
+from assay.params import ParamsError, parse_yaml, validate_params
 
 
-def _edit(path: Path, change: Any) -> None:
+def _round_trip_yaml() -> YAML:
     yaml = YAML()
     yaml.preserve_quotes = True
-    document = yaml.load(path.read_text(encoding="utf-8"))
+    yaml.width = 4096
+    yaml.indent(mapping=2, sequence=4, offset=2)
+    yaml.representer.add_representer(
+        type(None),
+        lambda representer, _: representer.represent_scalar("tag:yaml.org,2002:null", "null"),
+    )
+    return yaml
+
+
+def _append(sequence: CommentedSeq, value: Any) -> None:
+    """Append, moving the comment that followed the last item (the next section's heading) so it
+    stays after the new item."""
+    last = len(sequence) - 1
+    sequence.append(value)
+    if last >= 0 and last in sequence.ca.items:
+        sequence.ca.items[last + 1] = sequence.ca.items.pop(last)
+
+
+def _edit(path: Path, change: Callable[[Any], None]) -> None:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ParamsError(f"{path}: not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ParamsError(f"{path}: cannot read: {exc}") from None
+    parse_yaml(text, path=path)  # a syntax error becomes one line with its position
+    yaml = _round_trip_yaml()
+    try:
+        document = yaml.load(text)
+    except YAMLError as exc:
+        raise ParamsError(f"{path}: invalid YAML: {exc}") from None
+    if not isinstance(document, CommentedMap):
+        raise ParamsError(f"{path}: the file is not a mapping of sections")
     change(document)
     buffer = io.StringIO()
     yaml.dump(document, buffer)
-    candidate = path.with_suffix(".yaml.tmp")
-    candidate.write_text(buffer.getvalue(), encoding="utf-8")
+    edited = buffer.getvalue()
+    validate_params(parse_yaml(edited, path=path), path=path)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".new")
     try:
-        load_params(candidate)
-    except Exception:
-        candidate.unlink()
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(edited)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
         raise
-    os.replace(candidate, path)
 
 
 def write_authorization(path: Path, run: str, plan_hash: str) -> None:
@@ -46,12 +88,25 @@ def write_authorization(path: Path, run: str, plan_hash: str) -> None:
 def add_run(
     path: Path, run: str, *, model: str, scenario: str, repeats: int, schedule: str | None
 ) -> None:
+    """Declare a run (and its scenario under ``scenarios:``); refused unless the whole file then
+    passes the schema: a valid name, a declared model, a known scenario and schedule, repeats in
+    range."""
+    from assay.fixtures.scenarios import SCENARIOS
+    from assay.schedule import default_schedule
+
     def change(document: Any) -> None:
-        if run in document["runs"]:
-            raise ValueError(f"run {run!r} is already declared in {path}")
-        if scenario not in document["scenarios"]:
-            document["scenarios"].append(scenario)
-        document["runs"][run] = {
+        runs = document.setdefault("runs", CommentedMap())
+        if not isinstance(runs, dict):
+            raise ParamsError(f"{path}: runs: must be a mapping of run names")
+        if run in runs:
+            raise ParamsError(
+                f"{path}: runs.{run}: already declared; choose a new run id "
+                "(a run id names one plan, one authorization and one ledger)"
+            )
+        scenarios = document.setdefault("scenarios", CommentedSeq())
+        if scenario in SCENARIOS and scenario not in scenarios:
+            _append(scenarios, scenario)
+        runs[run] = {
             "model": model,
             "scenario": scenario,
             "repeats": repeats,

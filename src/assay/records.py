@@ -46,6 +46,13 @@ Family = Literal[
     "jig-llm",
     "jig-feedback",
     "scout-platforms",
+    "aisuite-agents",
+    "aisuite-tracing",
+    "feedparser-urls",
+    "feedparser-dates",
+    "slack-oauth",
+    "slack-clients",
+    "tweepy-models",
 ]
 
 SandboxProfile = Literal["standard", "large", "skip"]

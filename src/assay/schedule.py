@@ -43,7 +43,13 @@ _ARM_ORDERS: dict[str, Callable[[int, int, int, Sequence[str]], list[str]]] = {
 
 SCHEDULES: tuple[str, ...] = tuple(_ARM_ORDERS)
 
-_SCENARIO_DEFAULTS = {"v1": "subject-counterbalanced-v1", "layered": "subject-counterbalanced-v1"}
+_SCENARIO_DEFAULTS = {
+    "v1": "subject-counterbalanced-v1",
+    "layered": "subject-counterbalanced-v1",
+    "codebase": "subject-counterbalanced-v1",
+    "codebase-noimport": "subject-counterbalanced-v1",
+    "codebase-near": "subject-counterbalanced-v1",
+}
 
 
 def default_schedule(scenario: str) -> str:

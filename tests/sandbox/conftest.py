@@ -48,7 +48,8 @@ def sandbox_image(docker_api: docker.APIClient, tmp_path_factory: pytest.TempPat
 
 @pytest.fixture(scope="session")
 def packages_image(sandbox_image: str, tmp_path_factory: pytest.TempPathFactory) -> str:
-    """The packages image id (httpx, aiosqlite, pydantic), built if missing."""
+    """The packages image id (httpx, aiosqlite, pydantic, docstring-parser, feedparser-sgmllib),
+    built if missing."""
     record = tmp_path_factory.mktemp("image") / "packages.json"
     try:
         return ensure_image("packages", Path(record)).image_id

@@ -93,7 +93,8 @@ def test_evaluate_many_rejects_zero_workers() -> None:
 PACKAGES_REPO = {
     "app/__init__.py": "",
     "app/models.py": (
-        "import aiosqlite\nimport httpx\nfrom pydantic import BaseModel\n\n\n"
+        "import aiosqlite\nimport docstring_parser\nimport feedparser_sgmllib\nimport httpx\n"
+        "from pydantic import BaseModel\n\n\n"
         "class Item(BaseModel):\n    name: str\n    price: int\n"
     ),
 }

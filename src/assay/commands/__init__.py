@@ -1,7 +1,17 @@
-"""``assay`` subcommands: one module each, exposing ``register(subparsers)``."""
+"""``assay`` subcommands: one module each, exposing ``register(subparsers)``.
+
+A command module imports only the standard library at module level: ``assay --help`` and every
+subcommand's ``--help`` build every parser, so heavy imports (pydantic, scipy, docker, DuckDB,
+pyarrow) belong inside the handler that needs them.
+"""
 
 from assay.errors import InputError
 
 
 class UsageError(InputError):
-    """A bad argument or unreadable input: printed as ``assay: error: …`` with exit 2."""
+    """A bad argument or unreadable input: each argument is printed as one ``assay: error: …``
+    line, with exit 2."""
+
+    @property
+    def lines(self) -> tuple[str, ...]:
+        return tuple(str(arg) for arg in self.args) or ("error",)

@@ -8,8 +8,6 @@ from pathlib import Path
 from typing import Any
 
 from assay.cli import UsageError
-from assay.params import ParamsError, load_params
-from assay.providers.check import run_checks
 
 
 def register(subparsers: Any) -> None:
@@ -18,15 +16,18 @@ def register(subparsers: Any) -> None:
         help="check a run's model, pinned provider, prices, context and credit (free calls only)",
     )
     parser.add_argument("run", help="a key of params.yaml: runs")
-    parser.add_argument("--params", type=Path, default=Path("params.yaml"))
+    parser.add_argument("--params", type=Path, default=Path("params.yaml"), help="the params file")
     parser.set_defaults(handler=handle)
 
 
 def handle(args: argparse.Namespace) -> int:
+    from assay.params import ParamsError, load_params
+    from assay.providers.check import run_checks
+
     try:
         profile = load_params(args.params).profile_for(args.run)
     except ParamsError as exc:
-        raise UsageError(str(exc)) from exc
+        raise UsageError(*exc.lines) from None
     report = run_checks(profile, os.environ)
     print(report.render())
     verdict = "all checks pass" if report.passed else "checks failed: nothing may be spent"

@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-import duckdb
-
 from assay.cli import UsageError
 
 
 def _costs(args: argparse.Namespace) -> int:
+    import duckdb
+
     from assay.report.costs import build_costs, render_costs_markdown
     from assay.report.database import connect
 
@@ -23,8 +23,13 @@ def _costs(args: argparse.Namespace) -> int:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("costs", help="code metrics by structural verdict and by arm")
-    parser.add_argument("--data", default="data")
+    parser = subparsers.add_parser(
+        "costs",
+        help="code metrics by structural verdict and by arm",
+        description="Print (Markdown, to stdout) what duplication costs: code-metric changes by "
+        "structural verdict, by family and per arm against a reference arm, over stored evidence.",
+    )
+    parser.add_argument("--data", default="data", help="the evidence folder (default: data)")
     parser.add_argument(
         "--reference-arm",
         default=None,

@@ -13,15 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
-from assay import evidence
 from assay.cli import UsageError
-from assay.fixtures.model import SourceFile
-from assay.sandbox.results import SandboxRequest
-from assay.sandbox.runner import SandboxCancelled, evaluate
-
-DEFAULT_IMAGE_RECORD = evidence.image_record("standard")
 
 
 def register(subparsers: Any) -> None:
@@ -37,10 +29,16 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--cases", type=Path, required=True, help="JSON list of inputs")
     parser.add_argument("--expected", type=Path, required=True, help="JSON list of expected values")
-    parser.add_argument("--profile", choices=("standard", "large"), default="standard")
+    parser.add_argument(
+        "--profile",
+        choices=("standard", "large"),
+        default="standard",
+        help="resource profile: standard (1 MiB /tmp, 5 s) or large (4 MiB /tmp, 15 s)",
+    )
     parser.add_argument(
         "--image",
-        help=f"image id (sha256:…); default: the record at {DEFAULT_IMAGE_RECORD} (`dvc repro image`)",
+        help="image id (sha256:…); default: the standard image recorded under data/image/ "
+        "(`dvc repro image`)",
     )
     parser.set_defaults(handler=run)
 
@@ -62,7 +60,11 @@ def _read_json_list(path: Path, what: str) -> list[Any]:
     return value
 
 
-def _repository(root: Path) -> tuple[SourceFile, ...]:
+def _repository(root: Path) -> tuple[Any, ...]:
+    from pydantic import ValidationError
+
+    from assay.fixtures.model import SourceFile
+
     if not root.is_dir():
         raise UsageError(f"--repo {root} is not a directory")
     files = []
@@ -80,15 +82,23 @@ def _repository(root: Path) -> tuple[SourceFile, ...]:
 
 
 def _image(args: argparse.Namespace) -> str:
+    from assay import evidence
+
     if args.image:
         return str(args.image)
-    record = evidence.load_image_record(DEFAULT_IMAGE_RECORD)
+    record_path = evidence.image_record("standard")
+    record = evidence.load_image_record(record_path)
     if record is None:
-        raise UsageError(f"no --image and no image record at {DEFAULT_IMAGE_RECORD}")
+        raise UsageError(f"no --image and no image record at {record_path}")
     return record.image_id
 
 
 def run(args: argparse.Namespace) -> int:
+    from pydantic import ValidationError
+
+    from assay.sandbox.results import SandboxRequest
+    from assay.sandbox.runner import SandboxCancelled, evaluate
+
     files = _repository(args.repo)
     cases = _read_json_list(args.cases, "--cases")
     expected = _read_json_list(args.expected, "--expected")

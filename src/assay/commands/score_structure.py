@@ -7,8 +7,6 @@ import json
 from pathlib import Path
 
 from assay.cli import UsageError
-from assay.structure import DEFAULT_VERSION, EVALUATOR_VERSIONS, score
-from assay.structure.calls import parse_primitive
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -33,11 +31,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--evaluator-version",
         type=int,
-        default=DEFAULT_VERSION,
+        default=None,
         metavar="N",
-        help=f"one of {sorted(EVALUATOR_VERSIONS)} (default {DEFAULT_VERSION})",
+        help="a version of src/assay/structure/versions.py (default: the newest)",
     )
-    parser.add_argument("files", nargs="+", metavar="FILE", type=Path)
+    parser.add_argument(
+        "files", nargs="+", metavar="FILE", type=Path, help="Python source defining `implement`"
+    )
     parser.set_defaults(handler=run)
 
 
@@ -49,6 +49,11 @@ def _read(path: Path) -> bytes:
 
 
 def run(args: argparse.Namespace) -> int:
+    from assay.structure import DEFAULT_VERSION, EVALUATOR_VERSIONS, score
+    from assay.structure.calls import parse_primitive
+
+    if args.evaluator_version is None:
+        args.evaluator_version = DEFAULT_VERSION
     if args.evaluator_version not in EVALUATOR_VERSIONS:
         known = ", ".join(str(n) for n in sorted(EVALUATOR_VERSIONS))
         raise UsageError(f"unknown evaluator version {args.evaluator_version} (known: {known})")

@@ -94,6 +94,10 @@ def write_sources(name: str, sources: dict[str, str]) -> None:
     paths.sources_file(name).write_bytes(canonical_json(sources) + b"\n")
 
 
+def write_provenance(name: str, provenance: Sequence[BaseModel]) -> None:
+    paths.provenance_file(name).write_bytes(canonical_json(list(provenance)) + b"\n")
+
+
 def read_sources_digest(name: str) -> str:
     return sha256_hex(_read_bytes(paths.sources_file(name)))
 

@@ -20,12 +20,27 @@ def stage_file(stage: str, key: str, name: str, data: Path = DATA) -> Path:
     return data / stage / key / name
 
 
+def params_check_file() -> Path:
+    """The ``params`` stage's output; every other stage depends on it (its bytes never change)."""
+    return DATA / "params" / "valid.txt"
+
+
 def scenario_file(scenario: str) -> Path:
     return stage_file("subjects", scenario, "scenario.json")
 
 
 def sources_file(scenario: str) -> Path:
     return stage_file("subjects", scenario, "sources.json")
+
+
+def provenance_file(scenario: str) -> Path:
+    """Where each codebase subject's code comes from (project, version, sha256, file digests)."""
+    return stage_file("subjects", scenario, "provenance.json")
+
+
+def snapshot_dir(data: Path = DATA) -> Path:
+    """The ``snapshot`` stage's slices of pinned public code, one folder per slice."""
+    return data / "snapshot"
 
 
 def image_record(kind: str = "standard") -> Path:

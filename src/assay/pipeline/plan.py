@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from assay import evidence
 from assay.errors import SelfTestFailed
+from assay.fixtures.scenarios import image_kind
 from assay.metrics import tool_versions as metric_tool_versions
 from assay.params import Params
 from assay.plan import Plan, build_plan, request_sizes, tool_versions
@@ -20,7 +21,7 @@ def request_size_measure(profile: ModelProfile) -> Callable[[str], int]:
 
 def sandbox_pin(scenario: str) -> dict[str, object]:
     """The sandbox image the plan pins, and the self-test that image passed for the scenario."""
-    image = evidence.read_image()
+    image = evidence.read_image(image_kind(scenario))
     selftest = evidence.read_selftest(scenario)
     if not selftest.passed or selftest.image != image.image_id:
         raise SelfTestFailed(

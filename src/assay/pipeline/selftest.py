@@ -12,6 +12,7 @@ from assay import evidence
 from assay.compute.sandbox import evaluate_placed
 from assay.errors import SelfTestFailed
 from assay.evidence import SelfTestReport
+from assay.fixtures.scenarios import image_kind
 from assay.params import Compute
 from assay.sandbox.results import CorrectnessResult, SandboxRequest
 from assay.sandbox.selftest import run_selftest
@@ -21,7 +22,7 @@ __all__ = ["SelfTestFailed", "run"]
 
 def run(scenario_name: str, compute: Compute | None = None) -> SelfTestReport:
     scenario = evidence.read_scenario(scenario_name)
-    image = evidence.read_image().image_id
+    image = evidence.read_image(image_kind(scenario_name)).image_id
     where = compute or Compute()
 
     def evaluate(requests: Sequence[SandboxRequest]) -> list[CorrectnessResult]:

@@ -6,6 +6,8 @@ from pathlib import Path
 
 from assay import evidence
 from assay.evidence import SubjectRow
+from assay.fixtures.codebase import SCENARIO_NAMES as CODEBASE_SCENARIOS
+from assay.fixtures.codebase import build as build_codebase_scenario
 from assay.fixtures.model import Scenario
 from assay.fixtures.scenarios import fixture_sources, load_scenario
 from assay.params import Params
@@ -34,7 +36,13 @@ def subject_rows(scenario: Scenario) -> list[SubjectRow]:
 
 def run(name: str, params: Params) -> None:
     root = Path(params.fixtures)
-    scenario = load_scenario(name, root)
+    provenance = None
+    if name in CODEBASE_SCENARIOS:
+        scenario, provenance = build_codebase_scenario(name, root)
+    else:
+        scenario = load_scenario(name, root)
     evidence.write_scenario(scenario)
+    if provenance is not None:
+        evidence.write_provenance(name, provenance)
     evidence.write_table(evidence.SUBJECTS, scenario.name, subject_rows(scenario))
     evidence.write_sources(name, fixture_sources(name, root))

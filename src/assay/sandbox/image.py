@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -97,7 +98,8 @@ def rootfs_tarball() -> Path:
                 f"--include={','.join(recipe['include'])}",
                 recipe["release"],
                 str(root),
-                recipe["mirror"],
+                # no mirror named in the project: debootstrap's default, or the user's own
+                *filter(None, [os.environ.get("ASSAY_DEBOOTSTRAP_MIRROR")]),
             ],
             "debootstrap",
         )
@@ -178,11 +180,32 @@ def pip_command() -> list[str]:
     return [uv, "tool", "run", "--from", version, "pip"]
 
 
+def pinned_hashes() -> set[str]:
+    """Every sha256 the packages image's requirement files pin."""
+    hashes = set()
+    for requirements in ("packages/installer.txt", "packages/requirements.txt"):
+        text = (SANDBOX_DIR / requirements).read_text(encoding="utf-8")
+        hashes.update(re.findall(r"--hash=sha256:([0-9a-f]{64})", text))
+    return hashes
+
+
+def wheels_cached(destination: Path) -> bool:
+    """Whether ``destination`` already holds a wheel for every pinned hash (then nothing is
+    downloaded, so a pre-fetched machine never reaches the index to build the image)."""
+    if not destination.is_dir():
+        return False
+    present = {sha256_hex(wheel.read_bytes()) for wheel in destination.glob("*.whl")}
+    return pinned_hashes() <= present
+
+
 def download_wheels(destination: Path) -> None:
     """Wheels of the packages image, hash-checked, for CPython 3.11 on manylinux x86-64.
 
-    pip skips wheels already in ``destination`` after checking their hashes.
+    Nothing is downloaded when every pinned wheel is already in ``destination``; otherwise pip
+    skips the wheels already there after checking their hashes.
     """
+    if wheels_cached(destination):
+        return
     destination.mkdir(parents=True, exist_ok=True)
     for requirements in ("packages/installer.txt", "packages/requirements.txt"):
         _run(

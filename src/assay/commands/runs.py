@@ -1,0 +1,91 @@
+"""``assay run add`` and ``assay run list``: declare runs in params.yaml and see where they are."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from assay.cli import UsageError
+
+ADD_DESCRIPTION = """\
+Declare a run in params.yaml (and its scenario under `scenarios:`), keeping the file's comments
+and layout. Refused, with the file untouched, unless the result passes `assay check`: a new run
+id of letters, digits, '_' and '-'; a model declared under `models:`; a known scenario and
+schedule; 1 to 20 repeats. A run id names one plan, one authorization and one ledger: a fresh
+attempt is a new run id.
+"""
+
+
+def _run_add(args: argparse.Namespace) -> int:
+    from assay.params import ParamsError
+    from assay.params_edit import add_run
+
+    try:
+        add_run(
+            Path(args.params),
+            args.run,
+            model=args.model,
+            scenario=args.scenario,
+            repeats=args.repeats,
+            schedule=args.schedule,
+        )
+    except ParamsError as exc:
+        raise UsageError(*exc.lines) from None
+    print(f"added run {args.run} to {args.params}; `dvc repro` plans and runs it")
+    return 0
+
+
+def _run_list(args: argparse.Namespace) -> int:
+    from assay.params import ParamsError, load_params
+    from assay.run_status import run_statuses
+
+    try:
+        params = load_params(args.params)
+    except ParamsError as exc:
+        raise UsageError(*exc.lines) from None
+    rows = [
+        (s.run, s.model, s.scenario, s.status, s.spend)
+        for s in run_statuses(params, Path(args.data))
+    ]
+    header = ("run", "model", "scenario", "status", "spend")
+    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+    for row in [header, *rows]:
+        print("  ".join(str(v).ljust(w) for v, w in zip(row, widths, strict=True)).rstrip())
+    return 0
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    run = subparsers.add_parser("run", help="declare runs in params.yaml and list them")
+    run_sub = run.add_subparsers(dest="run_command", required=True, metavar="ACTION")
+
+    add = run_sub.add_parser(
+        "add",
+        help="declare a run",
+        description=ADD_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add.add_argument("run", help="the new run id")
+    add.add_argument("--model", required=True, help="a profile declared under params.yaml: models")
+    add.add_argument(
+        "--scenario",
+        required=True,
+        help="a scenario (the README's Scenarios table lists them)",
+    )
+    add.add_argument("--repeats", type=int, default=2, help="repeats per cell, 1-20 (default 2)")
+    add.add_argument(
+        "--schedule",
+        default=None,
+        help="subject-counterbalanced-v1 or subject-rotated-v1 (default: the scenario's)",
+    )
+    add.add_argument("--params", default="params.yaml", help="the params file to edit")
+    add.set_defaults(handler=_run_add)
+
+    listing = run_sub.add_parser(
+        "list",
+        help="every declared run: model, scenario, status and spend",
+        description="List the runs declared in params.yaml with their model, scenario, where "
+        "they stand in the pipeline (from --data) and what they spent (reserved / reported).",
+    )
+    listing.add_argument("--params", default="params.yaml", help="the params file")
+    listing.add_argument("--data", default="data", help="the evidence folder (default: data)")
+    listing.set_defaults(handler=_run_list)

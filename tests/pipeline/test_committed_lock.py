@@ -1,0 +1,47 @@
+"""The committed dvc.lock matches the code: on a fresh clone, `dvc status` says only what the
+first `dvc repro` will create (outputs under data/ not there yet, so the stages reading them see
+them deleted; the image stage, always changed by design), never a changed dependency or parameter.
+
+This fails whenever a commit changes a stage's code, dependencies or parameters without
+refreshing dvc.lock (`dvc repro`, then commit dvc.lock)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from tests.conftest import make_repo
+
+FIRST_RUN_CREATES = {"deleted", "not in cache"}
+
+
+def _created_by_the_first_run(change: Any) -> bool:
+    if change == "always changed":
+        return True
+    if not isinstance(change, dict) or not set(change) <= {"changed outs", "changed deps"}:
+        return False
+    outs = change.get("changed outs", {})
+    deps = change.get("changed deps", {})
+    return set(outs.values()) <= FIRST_RUN_CREATES and all(
+        path.startswith("data/") and state == "deleted" for path, state in deps.items()
+    )
+
+
+def unexpected_changes(status: dict[str, list[Any]]) -> dict[str, list[Any]]:
+    """The entries of `dvc status --json` that a first run would not explain."""
+    unexpected: dict[str, list[Any]] = {}
+    for stage, changes in status.items():
+        for change in changes:
+            if not _created_by_the_first_run(change):
+                unexpected.setdefault(stage, []).append(change)
+    return unexpected
+
+
+def test_fresh_clone_dvc_status_lists_only_what_the_first_run_creates(tmp_path):
+    clone = make_repo(tmp_path / "clone", with_lock=True)
+    unexpected = unexpected_changes(json.loads(clone.dvc("status", "--json").stdout or "{}"))
+    assert not unexpected, (
+        "dvc.lock is stale for these stages (run `dvc repro` and commit dvc.lock):\n"
+        + json.dumps(unexpected, indent=1)
+    )
+    assert clone.run("git", "status", "--porcelain").stdout == ""

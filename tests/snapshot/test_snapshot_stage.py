@@ -1,0 +1,41 @@
+"""The snapshot stage through real `dvc repro`: slices from the cached sdists, and a tampered
+cached sdist fails the stage naming the source (the cache is a per-test copy)."""
+
+import json
+import shutil
+
+from assay import snapshot
+
+
+def _private_cache(repo, tmp_path):
+    cache = tmp_path / "xdg"
+    declaration = snapshot.load_declaration(repo.path / snapshot.SOURCES_FILE)
+    for source in declaration.sources:
+        cached = snapshot.cached_sdist(source)
+        assert cached is not None, "run `python -m assay.snapshot --fetch-only` first"
+        destination = cache / "assay" / "sources" / source.sha256
+        destination.mkdir(parents=True)
+        shutil.copy2(cached, destination / cached.name)
+    repo.env["XDG_CACHE_HOME"] = str(cache)
+    repo.env["ASSAY_OFFLINE"] = "1"
+    return cache
+
+
+def test_snapshot_writes_provenance_then_fails_on_a_tampered_source(repo, tmp_path):
+    cache = _private_cache(repo, tmp_path)
+    repo.dvc("repro", "snapshot")
+    declaration = snapshot.load_declaration(repo.path / snapshot.SOURCES_FILE)
+    for spec in declaration.slices:
+        provenance = json.loads(repo.read(f"data/snapshot/{spec.name}/provenance.json"))
+        source = declaration.source(spec.source)
+        assert (provenance["project"], provenance["version"], provenance["sha256"]) == (
+            source.project, source.version, source.sha256)  # fmt: skip
+        assert all(len(f["sha256"]) == 64 for f in provenance["files"])
+
+    victim = declaration.sources[-1]
+    (sdist,) = (cache / "assay" / "sources" / victim.sha256).glob("*.tar.gz")
+    sdist.write_bytes(sdist.read_bytes() + b"\0")
+    failed = repo.dvc("repro", "-f", "snapshot", check=False)
+    assert failed.returncode != 0
+    message = failed.stdout + failed.stderr
+    assert f"source {victim.project} {victim.version}: sha256 mismatch" in message

@@ -1,0 +1,77 @@
+"""The `assay` command itself: every --help answers without importing anything heavy (the figures
+are in benchmarks/cli_help.py), every option says what it is, and --version works."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+
+from assay.cli import build_parser
+from assay.commands.sign_test import DEFAULT_ALPHA
+
+HEAVY = ("pydantic", "scipy", "docker", "duckdb", "pyarrow", "numpy", "yaml", "ruamel", "httpx",
+         "dvc", "radon", "lizard", "grimp")  # fmt: skip
+
+
+def command_paths(parser: argparse.ArgumentParser, prefix: tuple[str, ...] = ()):
+    """Every command path (``()``, ``("run",)``, ``("run", "add")`` …) of the parser."""
+    yield prefix
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, child in action.choices.items():
+                yield from command_paths(child, (*prefix, name))
+
+
+PATHS = list(command_paths(build_parser()))
+
+PROBE = """
+import contextlib, io, json, sys
+from assay.cli import main
+for path in json.loads(sys.argv[1]):
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):
+        main([*path, "--help"])
+heavy = json.loads(sys.argv[2])
+print(json.dumps(sorted({m.split(".")[0] for m in sys.modules} & set(heavy))))
+"""
+
+
+def test_no_help_imports_a_heavy_module():
+    result = subprocess.run(
+        [sys.executable, "-c", PROBE, json.dumps(PATHS), json.dumps(HEAVY)],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert json.loads(result.stdout) == [], "imported while building --help: " + result.stdout
+
+
+def test_every_command_and_option_is_described():
+    assert len(PATHS) > 10
+    undocumented = []
+    for path in PATHS:
+        parser = build_parser()
+        for name in path:
+            sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+            parser = sub.choices[name]
+        for action in parser._actions:
+            if action.help is None and not isinstance(action, argparse._SubParsersAction):
+                undocumented.append(
+                    f"assay {' '.join(path)} {'/'.join(action.option_strings) or action.dest}"
+                )
+    assert not undocumented, undocumented
+
+
+def test_version(capsys):
+    import pytest
+
+    from assay.cli import main
+
+    with pytest.raises(SystemExit) as exited:
+        main(["--version"])
+    assert exited.value.code == 0 and capsys.readouterr().out.startswith("assay 0.")
+
+
+def test_sign_test_default_alpha_is_the_preregistered_one():
+    from assay.stats import ALPHA
+
+    assert DEFAULT_ALPHA == ALPHA
