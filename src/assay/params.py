@@ -99,7 +99,9 @@ class Compute(Frozen):
     @classmethod
     def _local_or_address(cls, value: str) -> str:
         if value != "local" and not SCHEDULER_ADDRESS.match(value):
-            raise ValueError(f"{value!r} is neither 'local' nor a scheduler address tcp://host:port")
+            raise ValueError(
+                f"{value!r} is neither 'local' nor a scheduler address tcp://host:port"
+            )
         return value
 
     @property

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 import yaml
 
@@ -25,7 +27,7 @@ def test_local_is_the_default_and_an_address_is_distributed():
 
 @pytest.mark.parametrize(("compute", "key"), BAD)
 def test_a_bad_compute_section_names_its_key(compute, key):
-    raw = yaml.safe_load(open("params.yaml", encoding="utf-8"))
+    raw = yaml.safe_load(Path("params.yaml").read_text(encoding="utf-8"))
     raw["compute"] = compute
     with pytest.raises(ParamsError, match=key.replace(".", r"\.")):
         validate_params(raw)

@@ -62,7 +62,7 @@ def test_a_worker_killed_mid_run_is_replaced_and_leaves_no_container(
     client, v1, sandbox_image, local_parquet, tmp_path
 ):
     pids: dict[str, int] = client.run(os.getpid)
-    victim = sorted(pids.values())[0]
+    victim = min(pids.values())
     prefix = f"assay-sandbox-{victim}-"
     api = docker.APIClient(**docker.utils.kwargs_from_env())
     outcome: dict[str, object] = {}

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping, Sequence
+from typing import cast
 
 from distributed import Client, get_worker
 
@@ -103,7 +104,7 @@ def measure_on_cluster(
         expected=expected,
         key=[f"assay-measure-{token}-{index:06d}" for index in range(len(chunks))],
         pure=False,
-        workers=ready,
+        workers=cast("list[str]", ready),  # names may be ints (LocalCluster)
         allow_other_workers=False,
     )
     try:

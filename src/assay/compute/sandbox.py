@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
+from typing import cast
 
 from distributed import Client
 
@@ -70,7 +71,7 @@ def evaluate_on_cluster(
         list(requests),
         key=[f"assay-cell-{token}-{index:06d}" for index in range(len(requests))],
         pure=False,
-        workers=ready or None,
+        workers=cast("list[str]", ready) or None,  # names may be ints (LocalCluster)
         allow_other_workers=not ready,
     )
     try:

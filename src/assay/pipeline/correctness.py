@@ -104,7 +104,9 @@ def placed_correctness_rows(
         placements.append(
             PlacementRow(
                 **{name: getattr(candidate, name) for name in CellKey.model_fields},
-                stage="correctness", worker=placed.worker, engine=placed.engine
+                stage="correctness",
+                worker=placed.worker,
+                engine=placed.engine,
             )
         )
     return [row for row in rows if row is not None], placements

@@ -12,8 +12,8 @@ import os
 from collections.abc import Sequence
 
 from assay import evidence
-from assay.errors import EvidenceError
 from assay.compute.measure import measure_placed
+from assay.errors import EvidenceError
 from assay.evidence import CandidateRow, MetricRow, PlacementRow
 from assay.fixtures.model import Scenario
 from assay.gate import check_source
