@@ -1,6 +1,6 @@
 """The correctness work on 1 and 2 Dask workers, and the distributed path's per-cell overhead.
 
-    uv run python benchmarks/compute_scale.py [--slots 2] [--repeat 1]
+    uv run python benchmarks/compute_scale.py [--slots 2] [--repeat 1] [--cells 72]
 
 Cells: the v1 scenario's references (both) and a known-wrong implementation on every arm (72
 sandboxed cells, the self-test's worth). Runs them (a) locally on ``slots`` threads, (b) on a
@@ -37,6 +37,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--slots", type=int, default=2, help="sandbox slots per worker")
     parser.add_argument("--repeat", type=int, default=1, help="timed runs per configuration")
+    parser.add_argument("--cells", type=int, default=72, help="use the first N cells")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as work:
         image = ensure_image("standard", Path(work) / "standard.json").image_id
@@ -51,7 +52,7 @@ def main() -> None:
             subject.task.references.duplicated,
             KNOWN_WRONG,
         )
-    ]
+    ][: args.cells]
     load_before = os.getloadavg()
     figures: dict[str, float] = {}
     baseline = None
