@@ -1,4 +1,4 @@
-"""DVC stage `selftest`: the sandbox must pass the references and fail a wrong implementation."""
+"""DVC stage `selftest`: the evaluators must judge known answers as declared before any plan."""
 
 import sys
 
@@ -8,7 +8,14 @@ from assay.pipeline import selftest
 
 if __name__ == "__main__":
     with boundary():
-        report = selftest.run(sys.argv[1], load_params().compute)
-        print(
-            f"{sys.argv[1]}: sandbox self-test passed ({report.checks} checks, image {report.image})"
-        )
+        report = selftest.run(sys.argv[1], load_params())
+        sandbox, known = report.sandbox, report.known_answers
+        parts = [
+            f"sandbox {sandbox.checks} checks on image {sandbox.image}"
+            if sandbox.needed
+            else "no arm runs correctness, so no sandbox check",
+            f"structure {known.structure_checks} checks",
+        ]
+        if known.step_checks:
+            parts.append(f"chain steps {known.step_checks} checks")
+        print(f"{sys.argv[1]}: self-test passed: " + "; ".join(parts))

@@ -19,7 +19,9 @@ class Repo:
         self.env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}",
                     "PYTHONPATH": str(path / "src"), "DVC_NO_ANALYTICS": "1"}  # fmt: skip
 
-    def run(self, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    def run(
+        self, *args: str, check: bool = True, timeout: float = 600
+    ) -> subprocess.CompletedProcess:
         result = subprocess.run(
             args,
             check=False,
@@ -27,7 +29,7 @@ class Repo:
             env=self.env,
             capture_output=True,
             text=True,
-            timeout=600,
+            timeout=timeout,
         )
         if check and result.returncode != 0:
             raise AssertionError(
@@ -35,8 +37,10 @@ class Repo:
             )
         return result
 
-    def dvc(self, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-        return self.run(str(BIN / "dvc"), *args, check=check)
+    def dvc(
+        self, *args: str, check: bool = True, timeout: float = 600
+    ) -> subprocess.CompletedProcess:
+        return self.run(str(BIN / "dvc"), *args, check=check, timeout=timeout)
 
     def dvc_process(self, *args: str) -> subprocess.Popen:
         """``dvc`` started in its own process group, so a test can kill it and its stages."""

@@ -60,8 +60,23 @@ def test_write_authorization_writes_the_hash_twice_and_opts_in(params_file):
     assert (run["authorization"], run["plan_ref"], run["allow_paid"]) == ("c" * 64, "c" * 64, True)
 
 
+def _without_context(params_file):
+    """The default params.yaml with the context scenario and its runs taken out by hand."""
+    text = params_file.read_text()
+    text = text.replace("  - chain\n  - context\n", "  - chain\n")
+    for run in ("sim-follower-context", "haiku-context"):
+        start = text.index(f"  {run}:\n")
+        end = text.find("\n  ", start + 1)
+        while end != -1 and text[end + 3] == " ":
+            end = text.find("\n  ", end + 1)
+        text = text[:start] + (text[end + 1 :] if end != -1 else "")
+    params_file.write_text(text)
+    assert "context" not in load_params(params_file).scenarios
+
+
 def test_run_add_only_inserts_lines(params_file, capsys):
     """Comments, indentation, nulls and flow style stay exactly where they were."""
+    _without_context(params_file)
     before = params_file.read_text().splitlines()
     code = main(
         ["run", "add", "sim-context", "--model", "sim-reuser", "--scenario", "context",

@@ -129,6 +129,8 @@ class Params(Frozen):
     fixtures: str = "fixtures"
     ledger_root: str = "ledger"
     scenarios: tuple[Name, ...] = ()
+    subject_subset: dict[str, tuple[str, ...]] = Field(default_factory=dict)
+    """Quick runs only: a scenario realised with just these subject ids (all when absent)."""
     analysis: AnalysisPlan = AnalysisPlan()
     evaluators: Evaluators = Evaluators()
     report: ReportOptions = ReportOptions()
@@ -212,6 +214,21 @@ def reference_problems(params: Params) -> list[Problem]:
                     key=f"runs.{run_id}.scenario",
                     message=f"{run.scenario!r} is not listed under 'scenarios' "
                     f"(add it there: the subjects and render stages build only listed scenarios)",
+                )
+            )
+    for scenario, subject_ids in params.subject_subset.items():
+        if scenario not in params.scenarios:
+            problems.append(
+                Problem(
+                    key=f"subject_subset.{scenario}",
+                    message=f"{scenario!r} is not listed under 'scenarios'",
+                )
+            )
+        if not subject_ids or len(set(subject_ids)) != len(subject_ids):
+            problems.append(
+                Problem(
+                    key=f"subject_subset.{scenario}",
+                    message="list one or more distinct subject ids",
                 )
             )
     for key, version in (

@@ -51,10 +51,26 @@ def test_fast_and_naive_rows_are_identical() -> None:
 
 def test_before_is_planned_once_per_repository_key() -> None:
     item = _sample()[0]
-    items = [item.model_copy(update={"cell_id": f"c{i}"}) for i in range(3)]
+    items = [
+        item.model_copy(update={"cell_id": f"c{i}", "candidate": item.candidate + "\n" * i})
+        for i in range(3)
+    ]
     before_units, before_of, after_of = plan_units(items)
     assert len(before_units) == 1 and set(before_of) == {item.repo_key}
     assert len({unit.unit_id for unit in after_of.values() if not isinstance(unit, str)}) == 3
+
+
+def test_the_same_change_to_the_same_repository_is_measured_once() -> None:
+    item = _sample()[0]
+    items = [item.model_copy(update={"cell_id": f"c{i}"}) for i in range(3)]
+    _, _, after_of = plan_units(items)
+    assert len({unit.unit_id for unit in after_of.values() if not isinstance(unit, str)}) == 1
+    rows = measure(items, workers=1)
+    per_cell = {
+        cell: [(r.tool, r.metric, r.after) for r in rows if r.cell_id == cell]
+        for cell in ("c0", "c1", "c2")
+    }
+    assert per_cell["c0"] and per_cell["c0"] == per_cell["c1"] == per_cell["c2"]
 
 
 def test_one_repository_key_cannot_name_two_repositories() -> None:

@@ -61,7 +61,7 @@ def test_repro_runs_end_to_end_then_skips_then_rescores_without_executing(repo):
     assert "SIMULATED MODEL" in repo.read("data/report/runs/sim-follower-v1/abstraction.md")
     plan = json.loads(repo.read("data/plan/sim-follower-v1/plan.json"))
     assert plan["sandbox"]["image_id"].startswith("sha256:") and plan["sandbox"]["python_version"]
-    assert plan["sandbox"]["selftest_checks"] == 72
+    assert plan["sandbox"]["selftest_checks"] == 60  # 12 subjects × 2 arms × 2 references + 12
 
     correctness = json.loads(repo.read("data/report/runs/sim-follower-v1/correctness.json"))
     assert correctness["report"] == "correctness" and correctness["scale"] == [

@@ -97,3 +97,34 @@ def test_sandboxed_cells_keep_their_order(sandbox_image: str, tmp_path: Path) ->
     assert rows[1].case_exception_types == (None, None, None)
     write_records(tmp_path / "c.parquet", CorrectnessRow, rows)
     assert read_records(tmp_path / "c.parquet", CorrectnessRow) == rows
+
+
+@pytest.mark.docker
+def test_the_same_source_in_the_same_arm_is_evaluated_once(
+    sandbox_image: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from assay.pipeline import correctness as cells
+
+    evaluated: list[int] = []
+    real = cells.evaluate_many
+
+    def counting(requests, *, workers):
+        evaluated.append(len(requests))
+        return real(requests, workers=workers)
+
+    monkeypatch.setattr(cells, "evaluate_many", counting)
+    candidates = [
+        Candidate(arm="clean", source=RIGHT, repeat=0),
+        Candidate(arm="inconsistent", source=RIGHT, repeat=0),
+        Candidate(arm="clean", source=RIGHT, repeat=1),
+        Candidate(arm="clean", source=WRONG, repeat=2),
+    ]
+    rows = correctness_rows(candidates, scenario("standard"), sandbox_image, workers=2)
+    assert evaluated == [3]
+    assert [(r.arm, r.repeat, r.status) for r in rows] == [
+        ("clean", 0, "correct"),
+        ("inconsistent", 0, "correct"),
+        ("clean", 1, "correct"),
+        ("clean", 2, "incorrect"),
+    ]
+    assert rows[0].case_outcomes == rows[2].case_outcomes

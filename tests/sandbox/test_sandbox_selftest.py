@@ -9,7 +9,7 @@ from sandbox_testkit import CORPUS_FILES, CORPUS_TARGET
 
 from assay.fixtures.model import Arm, References, Subject, Task, Vector
 from assay.fixtures.scenarios import load_scenario
-from assay.sandbox.selftest import run_selftest
+from assay.sandbox.selftest import SelfTestReport, run_selftest
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
@@ -42,7 +42,7 @@ def test_correct_references_pass(sandbox_image: str) -> None:
         [subject("def implement(value):\n    return double(value) + 1\n")], sandbox_image
     )
     assert report.passed, report.failures
-    assert report.checks == 6
+    assert report.checks == 5  # both references in both arms, the known-wrong one once
 
 
 @pytest.mark.docker
@@ -57,9 +57,20 @@ def test_a_wrong_reference_fails_the_selftest(sandbox_image: str) -> None:
     }
 
 
-def test_skipped_arms_are_not_run() -> None:
+def test_arms_that_skip_correctness_need_no_sandbox_check() -> None:
+    # no daemon is contacted: the image id does not exist
     report = run_selftest([subject("irrelevant", sandbox="skip")], "sha256:" + "0" * 64)
-    assert report.checks == 0 and not report.passed
+    assert (report.checks, report.sandboxed_arms, report.needed) == (0, 0, False)
+    assert report.sandboxed_subjects == 0
+    assert report.passed
+
+
+def test_a_sandboxed_arm_without_its_checks_does_not_pass() -> None:
+    report = SelfTestReport(
+        image="sha256:" + "0" * 64, sandboxed_arms=2, sandboxed_subjects=1, checks=0, failures=()
+    )
+    assert report.needed and not report.passed
+    assert report.model_copy(update={"checks": 5}).passed
 
 
 @pytest.mark.docker

@@ -1,5 +1,5 @@
 """The JSON documents under ``data/`` that no other module owns: the sandbox image record and
-the sandbox self-test report. (The scenario, plan and authorization are records of their own
+the self-test report. (The scenario, plan and authorization are records of their own
 modules: :class:`~assay.fixtures.model.Scenario`, :class:`~assay.plan.Plan`,
 :class:`~assay.authorize.Authorization`.)"""
 
@@ -34,12 +34,75 @@ class SelfTestFailure(Frozen):
 
 
 class SelfTestReport(Frozen):
-    """``data/selftest/<scenario>/selftest.json``: the sandbox against the references."""
+    """The sandbox against the references (part of ``data/selftest/<scenario>/selftest.json``)."""
 
     image: str
+    sandboxed_arms: int
+    """(subject, arm) pairs whose correctness runs in the sandbox; 0 when every arm skips it."""
+    sandboxed_subjects: int
+    """Subjects with at least one such arm (each runs the known-wrong implementation once)."""
     checks: int
     failures: tuple[SelfTestFailure, ...]
 
     @property
+    def needed(self) -> bool:
+        """Some arm runs correctness, so the sandbox must have been proven on it."""
+        return self.sandboxed_arms > 0
+
+    @property
+    def expected_checks(self) -> int:
+        """Both references in every sandboxed arm, the known-wrong one once per subject."""
+        return 2 * self.sandboxed_arms + self.sandboxed_subjects
+
+    @property
     def passed(self) -> bool:
-        return self.checks > 0 and not self.failures
+        """Every check of every sandboxed arm ran, and none failed."""
+        return not self.failures and self.checks == self.expected_checks
+
+
+Reference = Literal["reused", "duplicated"]
+
+
+class KnownAnswerFailure(Frozen):
+    check: Literal["structure", "chain-step"]
+    subject: str
+    reference: Reference
+    arm: str | None = None
+    step: int | None = None
+    problem: str
+
+
+class KnownAnswersReport(Frozen):
+    """The structural evaluator and the chain steps against the references."""
+
+    structure_version: int
+    structure_checks: int
+    step_checks: int
+    failures: tuple[KnownAnswerFailure, ...]
+
+    @property
+    def passed(self) -> bool:
+        return self.structure_checks > 0 and not self.failures
+
+
+class ScenarioSelfTest(Frozen):
+    """``data/selftest/<scenario>/selftest.json``: everything a scenario's runs rely on, proven
+    on known answers before any plan."""
+
+    scenario: str
+    sandbox: SelfTestReport
+    known_answers: KnownAnswersReport
+
+    @property
+    def passed(self) -> bool:
+        return self.sandbox.passed and self.known_answers.passed
+
+    def failure_lines(self) -> list[str]:
+        lines = [f"  sandbox {f.subject}/{f.arm} {f.implementation}: {f.status} ({f.reason}), "
+                 f"expected {f.expected_status}" for f in self.sandbox.failures]  # fmt: skip
+        lines += [
+            f"  {f.check} {f.subject}" + (f"/{f.arm}" if f.arm else "")
+            + (f" step {f.step}" if f.step else "") + f" reference-{f.reference}: {f.problem}"
+            for f in self.known_answers.failures
+        ]  # fmt: skip
+        return lines

@@ -21,7 +21,7 @@ from assay.digest import canonical_json, sha256_hex
 from assay.errors import EvidenceError, MissingEvidence
 from assay.evidence import paths
 from assay.evidence.catalog import CANDIDATES, CELLS, PROMPTS, Table
-from assay.evidence.documents import ImageRecord, SelfTestReport
+from assay.evidence.documents import ImageRecord, ScenarioSelfTest
 from assay.evidence.rows import CallRecord, CandidateRow, PromptRow, RunRow
 from assay.fixtures.model import Scenario
 from assay.plan import Plan, load_plan
@@ -136,17 +136,17 @@ def read_image(kind: str = "standard") -> ImageRecord:
     record = load_image_record(paths.image_record(kind))
     if record is None:
         raise MissingEvidence(
-            f"{paths.image_record(kind)} is missing: run the image stage (`dvc repro image`)"
+            f"{paths.image_record(kind)} is missing: run the image stage (`dvc repro image/dvc.yaml`)"
         )
     return record
 
 
-def write_selftest(scenario: str, report: SelfTestReport) -> None:
+def write_selftest(scenario: str, report: ScenarioSelfTest) -> None:
     write_json(paths.selftest_file(scenario), report)
 
 
-def read_selftest(scenario: str) -> SelfTestReport:
-    return read_json(paths.selftest_file(scenario), SelfTestReport)
+def read_selftest(scenario: str) -> ScenarioSelfTest:
+    return read_json(paths.selftest_file(scenario), ScenarioSelfTest)
 
 
 # plan and authorization

@@ -83,10 +83,12 @@ def plan_units(
     items: Sequence[MeasureItem],
 ) -> tuple[list[Unit], dict[str, str], dict[str, Unit | str]]:
     """Before-units (one per repo key), the before-unit of each repo key, and each cell's after-unit
-    (or the reason the change could not be made)."""
+    (or the reason the change could not be made). Cells with the same candidate for the same
+    repository share one after-unit: the same repository after the change, measured once."""
     before_units: list[Unit] = []
     before_of: dict[str, str] = {}
     after_of: dict[str, Unit | str] = {}
+    after_by_change: dict[tuple[str, str], Unit | str] = {}
     for index, item in enumerate(items):
         files = item.file_map()
         if item.repo_key not in before_of:
@@ -97,18 +99,23 @@ def plan_units(
             first = before_units[int(before_of[item.repo_key][1:])]
             if (first.files, first.target) != (files, item.target):
                 raise ValueError(f"repo_key {item.repo_key!r} names two different repositories")
+        same = after_by_change.get((item.repo_key, item.candidate))
+        if same is not None:
+            after_of[item.cell_id] = same
+            continue
         try:
             change = describe_change(files, item.target, item.candidate)
         except ChangeError as exc:
             after_of[item.cell_id] = f"change: {exc}"
-            continue
-        after_of[item.cell_id] = Unit(
-            unit_id=f"a{index:05d}",
-            files=change.files,
-            target=item.target,
-            changed_lines=change.changed_lines,
-            definition_lines=change.definition_lines,
-        )
+        else:
+            after_of[item.cell_id] = Unit(
+                unit_id=f"a{index:05d}",
+                files=change.files,
+                target=item.target,
+                changed_lines=change.changed_lines,
+                definition_lines=change.definition_lines,
+            )
+        after_by_change[(item.repo_key, item.candidate)] = after_of[item.cell_id]
     return before_units, before_of, after_of
 
 
@@ -120,7 +127,8 @@ def measure(items: Sequence[MeasureItem], *, workers: int = 2) -> list[Measureme
         return []
     versions = tool_versions()
     before_units, before_of, after_of = plan_units(items)
-    units = before_units + [unit for unit in after_of.values() if isinstance(unit, Unit)]
+    after_units = {u.unit_id: u for u in after_of.values() if isinstance(u, Unit)}
+    units = before_units + list(after_units.values())
     with tempfile.TemporaryDirectory(prefix="assay-measure-") as scratch:
         work = Path(scratch)
         root = work / REPOSITORIES

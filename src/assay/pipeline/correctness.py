@@ -11,7 +11,8 @@ read here (and the correctness verdict never reaches the structure stage). Per c
   evaluator never accepts it, so it is missing, never ``incorrect``;
 - otherwise the candidate runs in the sandbox against every vector of its task, and the row
   carries the :class:`~assay.sandbox.results.CorrectnessResult` (``correct``, ``incorrect`` or
-  ``evaluator-failure``) with its per-case outcomes.
+  ``evaluator-failure``) with its per-case outcomes. Cells with the same source in the same
+  arm share one evaluation (the request, and so the result, is the same).
 
 Rows keep only case indexes, outcome codes and exception type names.
 """
@@ -96,9 +97,15 @@ def placed_correctness_rows(
             (len(rows), candidate, request_for(subject, candidate.arm, candidate.source, image))
         )
         rows.append(None)
-    results = evaluate([request for _, _, request in pending])
+    # The same source in the same arm (a model repeating itself across repeats) is the same
+    # request: evaluated once, its result given to each of those cells.
+    unique: dict[tuple[str, str, str], SandboxRequest] = {}
+    for _, candidate, request in pending:
+        unique.setdefault((candidate.subject, candidate.arm, request.candidate), request)
+    results = dict(zip(unique, evaluate(list(unique.values())), strict=True))
     placements: list[PlacementRow] = []
-    for (position, candidate, _), placed in zip(pending, results, strict=True):
+    for position, candidate, request in pending:
+        placed = results[(candidate.subject, candidate.arm, request.candidate)]
         result = placed.value
         rows[position] = _row(candidate, image, result.status, result.reason, result)
         placements.append(
@@ -113,7 +120,8 @@ def placed_correctness_rows(
 
 
 def run(run_id: str, params: Params) -> list[CorrectnessRow]:
-    image = evidence.read_plan(run_id).sandbox["image_id"]
+    # none pinned when every arm skips correctness (chain)
+    image = evidence.read_plan(run_id).sandbox.get("image_id") or ""
     scenario = evidence.read_scenario(params.run(run_id).scenario)
     candidates = evidence.read_candidates(run_id)
     compute: Compute = params.compute

@@ -10,28 +10,25 @@ not open the ledger and writes no table, so the run can still start once the cau
 
 from __future__ import annotations
 
-import json
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from assay import evidence
 from assay.authorize import Authorization
 from assay.errors import EvidenceError
-from assay.evidence import CallRecord, PromptRow
+from assay.evidence import CallRecord
 from assay.execute import Executor, record_for
-from assay.extract import extract_candidate
-from assay.fixtures.chain import append_step
 from assay.ledger import Ledger
 from assay.params import Params
-from assay.plan import Plan, PlannedCell
+from assay.pipeline.chain import ChainRenderer
+from assay.plan import Plan
 from assay.providers.base import ModelProfile, Provider
 from assay.providers.check import CheckReport, run_checks
 from assay.providers.factory import ProviderConfigError, make_provider
 from assay.providers.replay import ReplayProvider
 from assay.providers.simulated import SimulatedProvider, answer_book
 from assay.records import Frozen
-from assay.render import PROMPT_PROFILES, render_files
 
 Checks = Callable[[ModelProfile, Mapping[str, str]], CheckReport]
 
@@ -83,30 +80,13 @@ def provider_factory(plan: Plan) -> Callable[[], Provider]:
     return make
 
 
-class ChainRenderer:
-    """Step ``k`` of a chain: the arm's files with the candidates of steps 1…k-1 appended to
-    the target under their step names, so later steps see the model's own earlier code. Uses
-    only what the render stage recorded as visible: instruction, target path, files."""
-
-    def __init__(self, rows: Mapping[tuple[str, str], PromptRow]) -> None:
-        self.rows = rows
-
-    def __call__(self, cell: PlannedCell, step: int, texts: Sequence[str]) -> str | None:
-        row = self.rows[(cell.subject, cell.arm)]
-        files = json.loads(row.files_json)
-        for earlier, text in enumerate(texts[: step - 1], start=1):
-            candidate = extract_candidate(text)
-            if candidate.source is None:
-                return None
-            files[row.target] = append_step(files[row.target], candidate.source, earlier)
-        return render_files(
-            row.instruction, files, row.target, PROMPT_PROFILES[row.prompt_profile]
-        ).text
-
-
 def awaiting(plan: Plan) -> list[CallRecord]:
+    """Every call of a run awaiting authorization: ``not-run``, or ``excluded`` (with the
+    plan's reason) for a cell the plan will never send, authorized or not."""
     return [
-        record_for(plan, c, step, "not-run", reason="awaiting-authorization")
+        record_for(plan, c, step, "excluded", reason=c.excluded)
+        if c.excluded
+        else record_for(plan, c, step, "not-run", reason="awaiting-authorization")
         for c in plan.cells
         for step in range(1, c.steps + 1)
     ]

@@ -7,7 +7,6 @@ from collections.abc import Callable
 from assay import evidence
 from assay.errors import SelfTestFailed
 from assay.fixtures.scenarios import image_kind
-from assay.metrics import tool_versions as metric_tool_versions
 from assay.params import Params
 from assay.plan import Plan, build_plan, request_sizes, tool_versions
 from assay.providers.base import ModelProfile
@@ -20,10 +19,22 @@ def request_size_measure(profile: ModelProfile) -> Callable[[str], int]:
 
 
 def sandbox_pin(scenario: str) -> dict[str, object]:
-    """The sandbox image the plan pins, and the self-test that image passed for the scenario."""
-    image = evidence.read_image(image_kind(scenario))
+    """The sandbox image the plan pins and the self-test the scenario passed on it.
+
+    A scenario none of whose arms runs correctness pins no image: rebuilding the sandbox must
+    not change (and so de-authorize) a plan that never uses it.
+    """
     selftest = evidence.read_selftest(scenario)
-    if not selftest.passed or selftest.image != image.image_id:
+    known = {
+        "structure_checks": selftest.known_answers.structure_checks,
+        "chain_step_checks": selftest.known_answers.step_checks,
+    }
+    if not selftest.passed:
+        raise SelfTestFailed(f"the self-test of {scenario} did not pass")
+    if not selftest.sandbox.needed:
+        return {"image_id": None, "selftest_checks": 0, **known}
+    image = evidence.read_image(image_kind(scenario))
+    if selftest.sandbox.image != image.image_id:
         raise SelfTestFailed(
             f"no passing sandbox self-test of {scenario} on image {image.image_id}"
         )
@@ -31,11 +42,15 @@ def sandbox_pin(scenario: str) -> dict[str, object]:
         "image_id": image.image_id,
         "python_version": image.python_version,
         "recipe_digest": image.recipe_digest,
-        "selftest_checks": selftest.checks,
+        "selftest_checks": selftest.sandbox.checks,
+        **known,
     }
 
 
 def make_plan(run_id: str, params: Params) -> Plan:
+    # loaded here, not at module level: every later stage reads plans, none needs the tools
+    from assay.metrics import tool_versions as metric_tool_versions
+
     run = params.run(run_id)
     profile = params.profile_for(run_id)
     scenario = evidence.read_scenario(run.scenario)

@@ -1,7 +1,14 @@
-"""``selftest`` stage: before any plan can be executed, the sandbox must pass every subject's
-reference implementations (both) on every vector and fail a known-wrong implementation.
+"""``selftest`` stage: before any plan exists, prove that every evaluator a run relies on judges
+known answers as declared; a failing self-test fails the stage, so no plan — and no provider
+request — follows it.
 
-A failing self-test fails the stage, so no plan — and no provider request — follows it.
+- the sandbox passes every subject's reference implementations (both) on every vector and fails
+  a known-wrong implementation, on every arm that runs correctness
+  (:mod:`assay.sandbox.selftest`); an arm that skips correctness needs no such proof;
+- the structural evaluator scores the references as declared, and a chained scenario renders
+  every later step from them (:mod:`assay.pipeline.known_answers`).
+
+A scenario none of whose arms runs correctness (chain) starts no container here.
 """
 
 from __future__ import annotations
@@ -11,30 +18,33 @@ from collections.abc import Sequence
 from assay import evidence
 from assay.compute.sandbox import evaluate_placed
 from assay.errors import SelfTestFailed
-from assay.evidence import SelfTestReport
+from assay.evidence import ScenarioSelfTest
 from assay.fixtures.scenarios import image_kind
-from assay.params import Compute
+from assay.params import Params
+from assay.pipeline.known_answers import check_known_answers
 from assay.sandbox.results import CorrectnessResult, SandboxRequest
 from assay.sandbox.selftest import run_selftest
 
 __all__ = ["SelfTestFailed", "run"]
 
 
-def run(scenario_name: str, compute: Compute | None = None) -> SelfTestReport:
+def run(scenario_name: str, params: Params) -> ScenarioSelfTest:
     scenario = evidence.read_scenario(scenario_name)
     image = evidence.read_image(image_kind(scenario_name)).image_id
-    where = compute or Compute()
 
     def evaluate(requests: Sequence[SandboxRequest]) -> list[CorrectnessResult]:
-        return [placed.value for placed in evaluate_placed(requests, where, image)]
+        return [placed.value for placed in evaluate_placed(requests, params.compute, image)]
 
-    report = run_selftest(scenario.subjects, image, evaluate=evaluate)
+    report = ScenarioSelfTest(
+        scenario=scenario_name,
+        sandbox=run_selftest(scenario.subjects, image, evaluate=evaluate),
+        known_answers=check_known_answers(scenario, params.analysis.structure_evaluator),
+    )
     evidence.write_selftest(scenario_name, report)
     if not report.passed:
-        lines = [f"  {f.subject}/{f.arm} {f.implementation}: {f.status} ({f.reason}), expected {f.expected_status}"
-                 for f in report.failures]  # fmt: skip
+        lines = report.failure_lines() or ["  the sandbox checks did not all run"]
         raise SelfTestFailed(
-            f"sandbox self-test of scenario {scenario_name} failed ({len(report.failures)} of "
-            f"{report.checks} checks); nothing will be planned:\n" + "\n".join(lines)
+            f"self-test of scenario {scenario_name} failed ({len(lines)} problems); nothing will "
+            "be planned:\n" + "\n".join(lines)
         )
     return report

@@ -10,7 +10,7 @@ from assay.fixtures.codebase import SCENARIO_NAMES as CODEBASE_SCENARIOS
 from assay.fixtures.codebase import build as build_codebase_scenario
 from assay.fixtures.model import Scenario
 from assay.fixtures.scenarios import fixture_sources, load_scenario
-from assay.params import Params
+from assay.params import Params, ParamsError
 
 
 def subject_rows(scenario: Scenario) -> list[SubjectRow]:
@@ -34,6 +34,21 @@ def subject_rows(scenario: Scenario) -> list[SubjectRow]:
     ]
 
 
+def subset(scenario: Scenario, subject_ids: tuple[str, ...] | None) -> Scenario:
+    """``scenario`` with only ``subject_ids`` (in the scenario's order); all when ``None``."""
+    if subject_ids is None:
+        return scenario
+    known = [s.id for s in scenario.subjects]
+    unknown = [i for i in subject_ids if i not in known]
+    if unknown:
+        raise ParamsError(
+            f"params.yaml: field 'subject_subset.{scenario.name}': unknown subject(s) "
+            f"{', '.join(unknown)} (known: {', '.join(known)})"
+        )
+    chosen = tuple(s for s in scenario.subjects if s.id in subject_ids)
+    return scenario.model_copy(update={"subjects": chosen})
+
+
 def run(name: str, params: Params) -> None:
     root = Path(params.fixtures)
     provenance = None
@@ -41,6 +56,7 @@ def run(name: str, params: Params) -> None:
         scenario, provenance = build_codebase_scenario(name, root)
     else:
         scenario = load_scenario(name, root)
+    scenario = subset(scenario, params.subject_subset.get(name))
     evidence.write_scenario(scenario)
     if provenance is not None:
         evidence.write_provenance(name, provenance)

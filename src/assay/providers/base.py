@@ -59,6 +59,8 @@ class ModelProfile(Frozen):
     follow_rate: float = Field(default=0.8, ge=0, le=1)
     seed: int = 0
     behaviour: Literal["follower", "reuser", "duplicator"] = "follower"
+    own_step_rate: float = Field(default=0.0, ge=0, le=1)
+    """At a chain's later steps, how often the stand-in calls its own latest step instead."""
     # replay only
     replay_ledger: str | None = None
 

@@ -61,6 +61,7 @@ def build_reports(
     counts = _by_run(rows_of(con, query_text("verdict_counts.sql", kind)))
     subjects = _by_run(rows_of(con, query_text("subject_table.sql", kind)))
     execution = _by_run(rows_of(con, query_text("execution.sql", kind)))
+    excluded = _by_run(rows_of(con, query_text("scenario_excluded.sql")))
     scored_with = {
         row["run"]: row["versions"]
         for row in rows_of(
@@ -75,6 +76,7 @@ def build_reports(
             "scale": list(kind.scale),
             "run": {**run, "structure_evaluator": scored_with.get(run["run"], [])},
             "execution": execution.get(run["run"], []),
+            "excluded": excluded.get(run["run"], []),
             "outcome_counts": counts.get(run["run"], []),
             "subjects": subjects.get(run["run"], []),
             "sign_tests": _sign_tests(comparisons.get(run["run"], [])),
@@ -104,6 +106,12 @@ def _header(report: dict[str, Any]) -> list[str]:
         f"repeats, plan `{run['plan_hash']}`"
         + (f", structural evaluator {scored}.\n" if report["report"] == ABSTRACTION.name else ".\n")
     )
+    for row in report.get("excluded", []):
+        cells = "1 cell" if row["cells"] == 1 else f"{row['cells']} cells"
+        parts.append(
+            f"**Excluded by the plan:** {cells} at {row['arm']}, never sent ({row['reason']}); "
+            "they are missing evidence.\n"
+        )
     preregistered = run["preregistered_structure_evaluator"]
     if report["report"] == ABSTRACTION.name and run["structure_evaluator"] not in (
         [],

@@ -3,7 +3,11 @@
 For each scenario and step: reused / duplicated cells per arm (the seed's dose table), subjects
 by lower median with the incomplete count (the context table), and per arm the paired sign
 test against the reference arm with ``regressed`` = subjects that reused less at that arm.
-Chain scenarios get one such table per step (``abstraction-1`` … ``abstraction-5``).
+Chain scenarios get one such table per step (``abstraction-1`` … ``abstraction-5``), and at
+steps 2… the count of ambiguous cells whose answer only calls the model's own earlier step
+function (the structural evaluator reads an answer alone, so reusing one's own earlier
+abstraction is "neither helper nor primitive": missing evidence). Cells the plan excluded
+(a request over the model's cap) are counted per arm and run, in words.
 """
 
 from __future__ import annotations
@@ -15,8 +19,12 @@ from typing import Any
 
 import duckdb
 
+from assay.fixtures.chain import earlier_steps_called
 from assay.report.database import query_text
 from assay.report.primary import SIMULATED_BANNER, rows_of
+
+OWN_STEP_REASON = "no-helper-no-primitive"
+"""The structural reason an answer gets when its ``implement`` only calls an earlier step."""
 
 
 def arm_level(arm: str) -> int | None:
@@ -41,6 +49,7 @@ def build_scenario_reports(
                 "arms": run["arms"],
                 "runs": [],
                 "steps": {},
+                "excluded": [],
             },
         )
         report["runs"].append({k: run[k] for k in ("run", "model", "simulated")})
@@ -54,6 +63,21 @@ def build_scenario_reports(
         step["subjects"].setdefault(row["arm"], {})[row["run"]] = {
             k: row[k] for k in ("reused", "mixed", "duplicated", "incomplete")
         }
+    for row in rows_of(con, query_text("scenario_excluded.sql")):
+        reports[row["scenario"]]["excluded"].append(
+            {k: row[k] for k in ("arm", "run", "model", "cells", "reason")}
+        )
+    for row in rows_of(con, query_text("scenario_ambiguous.sql")):
+        step = _step(reports, row)
+        counts = (
+            step["ambiguous"]
+            .setdefault(row["arm"], {})
+            .setdefault(row["run"], {"ambiguous": 0, "own_step": 0})
+        )
+        counts["ambiguous"] += 1
+        counts["own_step"] += row["reason"] == OWN_STEP_REASON and bool(
+            earlier_steps_called(row["source"] or "", row["step"])
+        )
     for name, run_report in primary.items():
         scenario = run_report["run"]["scenario"]
         for test in run_report["sign_tests"]:
@@ -72,14 +96,18 @@ def build_scenario_reports(
 
 def _step(reports: dict[str, dict[str, Any]], row: dict[str, Any]) -> dict[str, Any]:
     steps = reports[row["scenario"]]["steps"]
-    return steps.setdefault(str(row["step"]), {"cells": {}, "subjects": {}, "tests": {}})
+    return steps.setdefault(
+        str(row["step"]), {"cells": {}, "subjects": {}, "tests": {}, "ambiguous": {}}
+    )
 
 
-def _side_by_side(arms: list[str], runs: list[str], table: dict[str, dict[str, Any]], cell) -> str:
+def _side_by_side(
+    arms: list[str], runs: list[str], table: dict[str, dict[str, Any]], cell, absent: str = ""
+) -> str:
     header = "| arm | " + " | ".join(runs) + " |"
     lines = [header, "|" + "---|" * (len(runs) + 1)]
     for arm in arms:
-        values = [cell(table[arm][run]) if run in table.get(arm, {}) else "" for run in runs]
+        values = [cell(table[arm][run]) if run in table.get(arm, {}) else absent for run in runs]
         lines.append(f"| {arm} | " + " | ".join(values) + " |")
     return "\n".join(lines) + "\n"
 
@@ -92,11 +120,23 @@ def render_scenario_markdown(report: dict[str, Any]) -> str:
     parts.append(
         "Runs: " + ", ".join(f"`{r['run']}` ({r['model']})" for r in report["runs"]) + "\n"
     )
+    if report["excluded"]:
+        parts.append(_excluded_text(report["excluded"]))
     for step, tables in sorted(report["steps"].items(), key=lambda item: int(item[0])):
         heading = f"abstraction-{step}" if len(report["steps"]) > 1 else "abstraction"
         parts.append(f"## {heading}\n")
         parts.append("Cells, reused / duplicated (mixed and missing in brackets when any):\n")
         parts.append(_side_by_side(report["arms"], runs, tables["cells"], _cells_text))
+        if int(step) > 1:
+            parts.append(
+                "\nOf the ambiguous cells, those that only call the model's own earlier step "
+                "function (`implement_step_<k>`): the evaluator reads an answer alone, so this "
+                "reuse of the model's own abstraction scores ambiguous (no helper, no primitive) "
+                "and is missing evidence:\n"
+            )
+            parts.append(
+                _side_by_side(report["arms"], runs, tables["ambiguous"], _ambiguous_text, "0 of 0")
+            )
         parts.append("\nSubjects by lower median, reused / duplicated, and incomplete:\n")
         parts.append(_side_by_side(report["arms"], runs, tables["subjects"], _subjects_text))
         parts.append(
@@ -112,6 +152,18 @@ def _cells_text(c: dict[str, int]) -> str:
         c["missing"]
     )
     return f"{c['reused']} / {c['duplicated']}" + (f" ({', '.join(extra)})" if extra else "")
+
+
+def _ambiguous_text(a: dict[str, int]) -> str:
+    return f"{a['own_step']} of {a['ambiguous']}"
+
+
+def _excluded_text(excluded: list[dict[str, Any]]) -> str:
+    lines = ["Cells the plan excluded (never sent, missing evidence):\n"]
+    for row in excluded:
+        cells = "1 cell" if row["cells"] == 1 else f"{row['cells']} cells"
+        lines.append(f"- `{row['run']}` ({row['model']}): {cells} at {row['arm']}, {row['reason']}")
+    return "\n".join(lines) + "\n"
 
 
 def _subjects_text(s: dict[str, int]) -> str:

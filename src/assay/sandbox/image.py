@@ -14,23 +14,26 @@ the same recipe is reused instead of rebuilt. Builds run with ``network_mode="no
 from __future__ import annotations
 
 import contextlib
+import http.client
 import importlib.util
+import json
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
 import tomllib
 from pathlib import Path
-from typing import get_args
-
-import docker
-from docker import errors as docker_errors
+from typing import TYPE_CHECKING, get_args
 
 from assay.digest import digest_of, sha256_hex
 from assay.errors import InputError, SandboxImageError
 from assay.evidence import ImageKind, ImageRecord, load_image_record, write_image_record
+
+if TYPE_CHECKING:  # the Docker SDK is imported only when the daemon must be asked or built on
+    import docker
 
 SANDBOX_DIR = Path(__file__).resolve().parents[3] / "sandbox"
 BASE_RECIPE = "base.toml"
@@ -115,6 +118,8 @@ def rootfs_tarball() -> Path:
 
 
 def _tagged_id(api: docker.APIClient, reference: str) -> str | None:
+    from docker import errors as docker_errors
+
     try:
         return str(api.inspect_image(reference)["Id"])
     except docker_errors.ImageNotFound:
@@ -122,6 +127,8 @@ def _tagged_id(api: docker.APIClient, reference: str) -> str | None:
 
 
 def image_present(api: docker.APIClient, image_id: str) -> bool:
+    from docker import errors as docker_errors
+
     try:
         return api.inspect_image(image_id).get("Id") == image_id
     except docker_errors.NotFound:
@@ -158,6 +165,8 @@ def _docker_build(context: Path, dockerfile: str, base: str, reference: str) -> 
         ],
         f"docker build {reference}",
     )
+    import docker
+
     built = _tagged_id(docker.APIClient(**docker.utils.kwargs_from_env()), reference)
     if built is None:
         raise ImageBuildError(f"docker build did not produce {reference}")
@@ -255,6 +264,8 @@ def _build(api: docker.APIClient, kind: ImageKind) -> str:
 
 
 def python_version(image_id: str) -> str:
+    import docker
+
     client = docker.from_env()
     try:
         output = client.containers.run(
@@ -269,6 +280,41 @@ def python_version(image_id: str) -> str:
     return bytes(output).decode("ascii").strip()
 
 
+class _UnixHTTPConnection(http.client.HTTPConnection):
+    def __init__(self, socket_path: str, timeout: float) -> None:
+        super().__init__("localhost", timeout=timeout)
+        self.socket_path = socket_path
+
+    def connect(self) -> None:
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.settimeout(self.timeout)
+        self.sock.connect(self.socket_path)
+
+
+def daemon_has_image(image_id: str) -> bool | None:
+    """Whether the engine holds ``image_id``, asked over its local Unix socket without loading
+    the Docker SDK (the check every ``dvc repro`` makes). ``None`` when it cannot tell that way
+    (a remote or TLS engine, no answer): the SDK then decides and reports any fault.
+    """
+    host = os.environ.get("DOCKER_HOST") or "unix:///var/run/docker.sock"
+    if not host.startswith("unix://") or os.environ.get("DOCKER_TLS_VERIFY"):
+        return None
+    connection = _UnixHTTPConnection(host.removeprefix("unix://"), timeout=10)
+    try:
+        connection.request("GET", f"/images/{image_id}/json")
+        response = connection.getresponse()
+        body = response.read()
+    except OSError:
+        return None
+    finally:
+        connection.close()
+    if response.status == 404:
+        return False
+    if response.status != 200:
+        return None
+    return bool(json.loads(body).get("Id") == image_id)
+
+
 def ensure_image(kind: ImageKind, record_path: Path) -> ImageRecord:
     """The recorded image if the daemon still holds it for the current recipe; else (re)build
     and rewrite the record. An unchanged image leaves the record file byte-identical.
@@ -277,6 +323,13 @@ def ensure_image(kind: ImageKind, record_path: Path) -> ImageRecord:
         raise InputError(
             f"unknown sandbox image kind {kind!r}; known: {', '.join(get_args(ImageKind))}"
         )
+    digest = recipe_digest(kind)
+    recorded = load_image_record(record_path)
+    current = recorded is not None and recorded.kind == kind and recorded.recipe_digest == digest
+    if current and recorded is not None and daemon_has_image(recorded.image_id):
+        return recorded  # the check every `dvc repro` makes: no Docker SDK loaded
+    from docker import errors as docker_errors
+
     try:
         return _ensure(kind, record_path)
     except docker_errors.DockerException as exc:
@@ -288,6 +341,8 @@ def ensure_image(kind: ImageKind, record_path: Path) -> ImageRecord:
 
 
 def _ensure(kind: ImageKind, record_path: Path) -> ImageRecord:
+    import docker
+
     digest = recipe_digest(kind)
     api = docker.APIClient(**docker.utils.kwargs_from_env())
     try:

@@ -10,8 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from docker.types import Ulimit
-
 RunProfile = Literal["standard", "large"]
 
 MIB: Final = 1024 * 1024
@@ -61,6 +59,8 @@ PROFILES: Final[dict[RunProfile, ProfileLimits]] = {
 
 def host_config_options(profile: RunProfile) -> dict[str, Any]:
     """Keyword arguments for ``APIClient.create_host_config``: the whole runtime policy."""
+    from docker.types import Ulimit  # loaded here: records that name a profile need no SDK
+
     limits = PROFILES[profile]
     return {
         "network_mode": NETWORK_MODE,

@@ -1,19 +1,26 @@
 """Self-test before paid work: the references must pass, a known-wrong implementation must fail.
 
 Every arm whose sandbox profile is not ``skip`` runs both reference implementations (reused
-and duplicated) against all of its task's vectors, and :data:`KNOWN_WRONG` against the same
-vectors. The pipeline stops before any provider request unless :attr:`SelfTestReport.passed`.
+and duplicated) against all of its task's vectors: each arm's repository must work. Each
+subject runs :data:`KNOWN_WRONG` against the same vectors once, in its first sandboxed arm:
+whether a wrong answer fails is decided by the supervisor's comparison, which no arm's files
+change. The pipeline stops before any provider request unless :attr:`SelfTestReport.passed`.
+
+An arm declared ``skip`` never meets the sandbox, so it needs no proof that the sandbox works:
+a scenario whose every arm skips correctness (chain) passes with no sandbox check at all, and
+starts no container. A scenario with some sandboxed arm passes only if checks really ran.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from assay.evidence import Implementation, SelfTestFailure, SelfTestReport
 from assay.fixtures.model import Arm, Subject
-from assay.sandbox.cells import request_for
-from assay.sandbox.parallel import default_workers, evaluate_many
-from assay.sandbox.results import CorrectnessResult, SandboxRequest
+
+if TYPE_CHECKING:
+    from assay.sandbox.results import CorrectnessResult, SandboxRequest
 
 KNOWN_WRONG = "def implement(value):\n    return None\n"
 """No vector of a real task expects ``None`` (TOML has no null), so this must be incorrect."""
@@ -34,6 +41,10 @@ def run_selftest(
 ) -> SelfTestReport:
     """``evaluate``: how the requests run (default: :func:`evaluate_many` on ``workers``
     threads; the self-test stage passes the Dask fan-out when ``compute`` names a cluster)."""
+    # the container machinery loads only here: reading a report (the plan stage) needs none
+    from assay.sandbox.cells import request_for
+    from assay.sandbox.parallel import default_workers, evaluate_many
+
     plan: list[tuple[Subject, Arm, Implementation]] = []
     requests: list[SandboxRequest] = []
     for subject in subjects:
@@ -42,12 +53,19 @@ def run_selftest(
             "reference-duplicated": subject.task.references.duplicated,
             "known-wrong": KNOWN_WRONG,
         }
-        for arm in subject.arms:
-            if arm.sandbox == "skip":
-                continue
+        sandboxed = [arm for arm in subject.arms if arm.sandbox != "skip"]
+        for index, arm in enumerate(sandboxed):
             for implementation, source in sources.items():
+                if implementation == "known-wrong" and index > 0:
+                    continue
                 plan.append((subject, arm, implementation))
                 requests.append(request_for(subject, arm.name, source, image))
+    counts = {
+        "sandboxed_arms": sum(a.sandbox != "skip" for s in subjects for a in s.arms),
+        "sandboxed_subjects": sum(any(a.sandbox != "skip" for a in s.arms) for s in subjects),
+    }
+    if not requests:
+        return SelfTestReport(image=image, **counts, checks=0, failures=())
     if evaluate is None:
         results = evaluate_many(requests, workers=workers or default_workers())
     else:
@@ -64,4 +82,4 @@ def run_selftest(
         for (subject, arm, implementation), result in zip(plan, results, strict=True)
         if result.status != EXPECTED_STATUS[implementation]
     )
-    return SelfTestReport(image=image, checks=len(plan), failures=failures)
+    return SelfTestReport(image=image, **counts, checks=len(plan), failures=failures)

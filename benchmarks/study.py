@@ -1,0 +1,157 @@
+"""The whole default study from a fresh clone, stage by stage, then a no-op `dvc repro`.
+
+    uv run python benchmarks/study.py [--fresh-engine] [--noop-only] [--keep DIR]
+
+1. ``git clone`` of this repository's HEAD into a temporary folder (untracked and uncommitted
+   files are not part of a clone); ``dvc.lock`` is removed so every stage runs.
+2. ``uv sync --frozen --compile-bytecode`` and ``npm ci --prefix tools`` there (the README's
+   setup; timed, reported apart).
+3. ``uv run dvc repro`` of the default ``params.yaml``, timing every stage from DVC's
+   ``Running stage`` lines (DVC runs stages one after another).
+4. ``dvc repro`` three more times with nothing changed: the no-op figure, best and median; and
+   the ``image`` stage's command alone (``always_changed``, so it runs in every no-op).
+
+``--fresh-engine`` runs the study against a private Docker engine with an empty data root, so
+the sandbox image is really built (``docker import`` of the cached debootstrap root filesystem,
+then ``docker build``); without it the shared engine's image is reused. The machine's load
+average before and after is printed: other processes share the two cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _load() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"{one:.2f} / {five:.2f} / {fifteen:.2f} (1 / 5 / 15 min, {os.cpu_count()} cores)"
+
+
+@contextlib.contextmanager
+def private_engine(work: Path) -> Iterator[dict[str, str]]:
+    """A second dockerd with its own data root, exec root, pidfile and socket."""
+    socket = work / "docker.sock"
+    daemon = subprocess.Popen(
+        ["dockerd", "--bridge=none", "--iptables=false", "--ip-forward=false", "--ip-masq=false",
+         f"--data-root={work / 'data-root'}", f"--exec-root={work / 'exec-root'}",
+         f"--pidfile={work / 'docker.pid'}", f"-H=unix://{socket}"],
+        stdout=subprocess.DEVNULL, stderr=(work / "dockerd.log").open("w"),
+    )  # fmt: skip
+    env = {"DOCKER_HOST": f"unix://{socket}"}
+    try:
+        for _ in range(60):
+            info = subprocess.run(
+                ["docker", "info"], check=False, env={**os.environ, **env}, capture_output=True
+            )
+            if info.returncode == 0:
+                break
+            time.sleep(1)
+        else:
+            raise RuntimeError(f"private dockerd did not start: see {work / 'dockerd.log'}")
+        yield env
+    finally:
+        daemon.terminate()
+        daemon.wait(timeout=60)
+
+
+def timed(command: list[str], cwd: Path, env: dict[str, str]) -> float:
+    started = time.perf_counter()
+    subprocess.run(command, cwd=cwd, env=env, check=True, capture_output=True)
+    return time.perf_counter() - started
+
+
+def repro_by_stage(cwd: Path, env: dict[str, str]) -> tuple[float, list[tuple[str, float]]]:
+    """Wall time of ``dvc repro`` and each stage's share, from DVC's own progress lines."""
+    started = time.perf_counter()
+    process = subprocess.Popen(["uv", "run", "dvc", "repro"], cwd=cwd, env=env, text=True,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT)  # fmt: skip
+    marks: list[tuple[str, float]] = []
+    output = []
+    assert process.stdout is not None
+    for line in process.stdout:
+        output.append(line)
+        if line.startswith("Running stage '"):
+            marks.append((line.split("'")[1], time.perf_counter()))
+    if process.wait() != 0:
+        sys.exit("dvc repro failed:\n" + "".join(output[-60:]))
+    ended = time.perf_counter()
+    ends = [t for _, t in marks[1:]] + [ended]
+    return ended - started, [(name, end - t) for (name, t), end in zip(marks, ends, strict=True)]
+
+
+def noop(cwd: Path, env: dict[str, str]) -> None:
+    timings = []
+    for _ in range(3):
+        started = time.perf_counter()
+        out = subprocess.run(["uv", "run", "dvc", "repro"], cwd=cwd, env=env, check=True,
+                             capture_output=True, text=True).stdout  # fmt: skip
+        timings.append(time.perf_counter() - started)
+        ran = [line for line in out.splitlines() if line.startswith("Running stage")]
+        assert ran == ["Running stage 'image/dvc.yaml:image':"], ran
+    image = [
+        timed(["uv", "run", "python", "stages/image.py", "standard"], cwd, env) for _ in range(3)
+    ]
+    print(f"no-op dvc repro       {min(timings):.2f} s best, {statistics.median(timings):.2f} s "
+          f"median ({', '.join(f'{t:.2f}' for t in timings)})")  # fmt: skip
+    print(f"  image stage alone   {min(image):.2f} s best (python stages/image.py standard)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--fresh-engine", action="store_true")
+    parser.add_argument("--noop-only", type=Path, help="time no-op repros in an existing clone")
+    parser.add_argument("--keep", type=Path, help="clone here and keep it")
+    args = parser.parse_args()
+    base_env = {**os.environ, "DVC_NO_ANALYTICS": "1"}
+    base_env.pop("VIRTUAL_ENV", None)
+    if args.noop_only:
+        noop(args.noop_only, base_env)
+        return
+    work = Path(tempfile.mkdtemp(prefix="assay-study-"))
+    clone = args.keep or work / "clone"
+    print(f"load before           {_load()}")
+    try:
+        with contextlib.ExitStack() as stack:
+            env = dict(base_env)
+            if args.fresh_engine:
+                env |= stack.enter_context(private_engine(work))
+            subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
+            (clone / "dvc.lock").unlink(missing_ok=True)
+            sync = timed(["uv", "sync", "--frozen", "--compile-bytecode", "-q"], clone, env)
+            npm = timed(["npm", "ci", "--prefix", "tools", "--no-audit", "--no-fund", "--silent"],
+                        clone, env)  # fmt: skip
+            total, stages = repro_by_stage(clone, env)
+            print(f"setup                 uv sync {sync:.1f} s, npm ci {npm:.1f} s")
+            print(f"full study dvc repro  {total:.1f} s ({len(stages)} stages"
+                  f"{', image built on a private engine' if args.fresh_engine else ''})")  # fmt: skip
+            by_kind: dict[str, float] = defaultdict(float)
+            for name, seconds in stages:
+                by_kind[name.split("@")[0]] += seconds
+            print("by stage kind         " + ", ".join(
+                f"{kind} {seconds:.1f} s" for kind, seconds in
+                sorted(by_kind.items(), key=lambda item: -item[1])))  # fmt: skip
+            print("slowest stages        " + ", ".join(
+                f"{name} {seconds:.1f} s" for name, seconds in
+                sorted(stages, key=lambda item: -item[1])[:8]))  # fmt: skip
+            noop(clone, env)
+            print(f"load after            {_load()}")
+    finally:
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

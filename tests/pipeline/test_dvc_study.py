@@ -1,0 +1,148 @@
+"""The whole default study through real `dvc repro`: every scenario and every declared run of
+the default params.yaml, on a subject subset with one repeat so it stays affordable on 2 cores.
+
+Scenarios and runs are read from params.yaml, so a scenario added there is driven here too.
+"""
+
+import json
+import re
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+import yaml
+
+from assay.fixtures.scenarios import load_scenario
+
+ROOT = Path(__file__).resolve().parents[2]
+PER_RUN_STAGES = ("plan", "authorize", "execute", "extract", "structure", "correctness", "measure")
+PER_SCENARIO_STAGES = ("subjects", "render", "selftest")
+IMAGE = "image/dvc.yaml:image"
+OWN_STEP_CALL = re.compile(r"return implement_step_\d+\(")
+
+
+def _two_families(scenario: str) -> list[str]:
+    """The first subject of each of the scenario's first two families."""
+    chosen: dict[str, str] = {}
+    for subject in load_scenario(scenario, ROOT / "fixtures").subjects:
+        chosen.setdefault(subject.task.family, subject.id)
+    return list(chosen.values())[:2]
+
+
+def _quick_study(repo) -> dict:
+    """The default params.yaml with every scenario on two subjects and every run at one repeat.
+    A paid route points at 127.0.0.1 (it awaits authorization and sends nothing anyway)."""
+    params = yaml.safe_load(repo.read("params.yaml"))
+    params["subject_subset"] = {name: _two_families(name) for name in params["scenarios"]}
+    for spec in params["runs"].values():
+        spec["repeats"] = 1
+    for profile in params["models"].values():
+        if profile.get("base_url"):
+            profile["base_url"] = "http://127.0.0.1:9/api/v1"
+    repo.write("params.yaml", yaml.safe_dump(params, sort_keys=False))
+    return params
+
+
+def _ran(output: str) -> set[str]:
+    return set(re.findall(r"Running stage '([^']+)'", output))
+
+
+def _rows(repo, table: str) -> list[dict]:
+    return pq.read_table(repo.path / table).to_pylist()
+
+
+@pytest.mark.slow
+def test_default_study_runs_every_scenario_and_report_through_dvc_repro(repo):
+    params = _quick_study(repo)
+    scenarios, runs = params["scenarios"], params["runs"]
+    assert {"v1", "layered", "dose", "placement", "chain", "context"} <= set(scenarios)
+    first = repo.dvc("repro", timeout=2400)  # about 4 min on an idle 2-core machine
+    ran = _ran(first.stdout)
+    expected = {f"{stage}@{s}" for stage in PER_SCENARIO_STAGES for s in scenarios}
+    expected |= {f"{stage}@{r}" for stage in PER_RUN_STAGES for r in runs}
+    assert expected | {IMAGE, "report"} <= ran, sorted(expected - ran)
+
+    for name in scenarios:
+        report = json.loads(repo.read(f"data/report/scenarios/{name}.json"))
+        assert {r["run"] for r in report["runs"]} == {
+            r for r, spec in runs.items() if spec["scenario"] == name
+        }
+        assert (repo.path / f"data/report/scenarios/{name}.md").exists()
+    for run in runs:
+        assert (repo.path / f"data/report/runs/{run}/abstraction.md").exists()
+        assert (repo.path / f"data/report/runs/{run}/correctness.md").exists()
+
+    # chain: planned through the pipeline, no sandbox check, five step reports
+    selftest = json.loads(repo.read("data/selftest/chain/selftest.json"))
+    assert selftest["sandbox"]["checks"] == 0 and selftest["sandbox"]["sandboxed_arms"] == 0
+    assert selftest["known_answers"]["step_checks"] == 2 * 3 * 2 * 4
+    plan = json.loads(repo.read("data/plan/sim-follower-chain/plan.json"))
+    assert plan["sandbox"]["image_id"] is None and plan["budget"]["requests"] == 2 * 3 * 5
+    chain_md = repo.read("data/report/scenarios/chain.md")
+    assert [f"## abstraction-{k}" in chain_md for k in range(1, 6)] == [True] * 5
+    chain = json.loads(repo.read("data/report/scenarios/chain.json"))
+    assert sorted(chain["steps"], key=int) == ["1", "2", "3", "4", "5"]
+    correctness = {row["status"] for row in _rows(repo, "data/correctness/sim-follower-chain/correctness.parquet")}  # fmt: skip
+    assert correctness == {"skipped"}
+
+    # the own-step count equals the ambiguous answers that return the model's earlier step
+    verdicts = _rows(repo, "data/structure/sim-follower-chain/verdicts.parquet")
+    sources = {(c["cell_id"], c["step"]): c["source"]
+               for c in _rows(repo, "data/extract/sim-follower-chain/candidates.parquet")}  # fmt: skip
+    own = [v for v in verdicts if v["step"] > 1 and v["verdict"] == "ambiguous"
+           and OWN_STEP_CALL.search(sources[(v["cell_id"], v["step"])] or "")]  # fmt: skip
+    reported = sum(
+        per_run["own_step"]
+        for step in chain["steps"].values()
+        for per_arm in step["ambiguous"].values()
+        for per_run in per_arm.values()
+    )
+    assert own and reported == len(own)
+    assert all(v["reason"] == "no-helper-no-primitive" for v in own)
+    assert "those that only call the model's own earlier step function" in chain_md
+    abstraction = repo.read("data/report/runs/haiku-context/abstraction.md")
+    assert (
+        "**Excluded by the plan:** 2 cells at ctx-90, never sent (request-over-cap" in abstraction
+    )
+
+    # request caps: Haiku's 64 KB cap excludes exactly the ctx-90 cells, counted per arm
+    context_plan = json.loads(repo.read("data/plan/haiku-context/plan.json"))
+    excluded = {c["arm"] for c in context_plan["cells"] if c["excluded"]}
+    assert excluded == {"ctx-90"}
+    context = json.loads(repo.read("data/report/scenarios/context.json"))
+    assert [(e["run"], e["arm"], e["cells"]) for e in context["excluded"]] == [
+        ("haiku-context", "ctx-90", 2)
+    ]
+    assert "`haiku-context` (anthropic/claude-3-haiku): 2 cells at ctx-90, request-over-cap" in (
+        repo.read("data/report/scenarios/context.md")
+    )
+    calls = _rows(repo, "data/execute/haiku-context/cells.parquet")
+    assert {(c["arm"], c["status"]) for c in calls} == {
+        ("ctx-00", "not-run"), ("ctx-30", "not-run"), ("ctx-90", "excluded")
+    }  # fmt: skip
+
+    # simulated runs are labelled in every scenario report that holds one
+    for name in scenarios:
+        assert "SIMULATED MODEL" in repo.read(f"data/report/scenarios/{name}.md")
+
+    again = repo.dvc("repro")
+    assert _ran(again.stdout) == {IMAGE}, again.stdout  # the daemon check, and nothing else
+
+
+def test_subject_subset_names_the_key_when_an_id_is_unknown(repo):
+    params = yaml.safe_load(repo.read("params.yaml"))
+    params["scenarios"], params["runs"] = ["v1"], {}
+    params["subject_subset"] = {"v1": ["card-mask", "no-such-subject"]}
+    repo.write("params.yaml", yaml.safe_dump(params, sort_keys=False))
+    failed = repo.dvc("repro", "subjects@v1", check=False)
+    assert failed.returncode != 0
+    assert (
+        "params.yaml: field 'subject_subset.v1': unknown subject(s) no-such-subject"
+        in failed.stderr + failed.stdout
+    )
+    params["subject_subset"] = {"dose": ["slug-path"]}
+    repo.write("params.yaml", yaml.safe_dump(params, sort_keys=False))
+    failed = repo.dvc("repro", "subjects@v1", check=False)
+    assert "subject_subset.dose: 'dose' is not listed under 'scenarios'" in (
+        failed.stderr + failed.stdout
+    )
