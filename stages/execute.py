@@ -17,3 +17,5 @@ if __name__ == "__main__":
         sys.exit(f"assay: {executed.refusal()}")
     counts = Counter(r.status for r in executed.records)
     print(f"{run_id}: " + ", ".join(f"{n} {status}" for status, n in sorted(counts.items())))
+    if executed.retry_due:
+        sys.exit(f"assay: {executed.retry_message()}")

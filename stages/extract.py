@@ -3,8 +3,9 @@
 import sys
 
 from assay.errors import boundary
+from assay.params import load_params
 from assay.pipeline import extract
 
 if __name__ == "__main__":
     with boundary():
-        extract.run(sys.argv[1])
+        extract.run(sys.argv[1], load_params())

@@ -58,7 +58,8 @@ def test_boundary_lets_bugs_through() -> None:
 
 
 def test_a_stage_with_missing_input_says_one_line(tmp_path: Path) -> None:
-    """Run as DVC runs it: the stage script, in a folder without its inputs."""
+    """Run as DVC runs it: the stage script, in a folder with params.yaml but no inputs."""
+    (tmp_path / "params.yaml").write_bytes((ROOT / "params.yaml").read_bytes())
     result = subprocess.run(
         [sys.executable, str(ROOT / "stages" / "extract.py"), "r1"],
         cwd=tmp_path,

@@ -111,6 +111,38 @@ def test_paid_run_that_began_is_never_resumed(tmp_path):
     }
 
 
+def test_free_run_retries_failed_calls_on_the_next_invocation(tmp_path):
+    outage = ProviderResult(status="provider-error", reason="http-503", halt=True)
+    first = ScriptedProvider({3: outage})
+    records, _ = run(tmp_path, first, paid=False)
+    assert len(first.requests) == 3
+    assert Counter(r.status for r in records) == {
+        "completed": 2,
+        "provider-error": 1,
+        "budget-halted": 45,
+    }
+    again = ScriptedProvider()
+    records, _ = run(tmp_path, again, paid=False)
+    assert again.requests[0] == first.requests[2] and len(again.requests) == 46
+    assert Counter(r.status for r in records) == {"completed": 48}
+    assert Counter(r.attempts for r in records) == {1: 47, 2: 1}
+
+
+def test_free_call_failing_every_attempt_ends_missing_not_retried_forever(tmp_path):
+    from assay.execute import FREE_ATTEMPTS, retryable
+
+    outage = ProviderResult(status="provider-error", reason="http-503", halt=False)
+    for attempt in range(1, FREE_ATTEMPTS + 1):
+        provider = ScriptedProvider({1: outage})
+        records, _ = run(tmp_path, provider, paid=False)
+        assert records[0].attempts == attempt
+    assert not retryable(records[0])
+    last = ScriptedProvider()
+    records, _ = run(tmp_path, last, paid=False)
+    assert last.requests == []
+    assert (records[0].status, records[0].attempts) == ("provider-error", FREE_ATTEMPTS)
+
+
 def test_paid_ledger_of_another_plan_refuses(tmp_path):
     run(tmp_path, ScriptedProvider(), plan_update={"ceiling_usd": 0.12})
     plan, _ = counting_run.make_plan(True)

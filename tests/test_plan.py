@@ -85,3 +85,46 @@ def test_cells_over_the_request_cap_are_excluded_before_authorization():
 def test_free_profile_needs_no_budget():
     plan = plan_for(ROOT / "fixtures", ModelProfile(provider="simulated", model="sim"))
     assert not plan.budget.paid and plan.budget.worst_case_usd == 0
+
+
+@pytest.mark.parametrize(
+    "field", ["reservation_usd", "ceiling_usd", "timeout_seconds", "follow_rate"]
+)
+@pytest.mark.parametrize("value", [float("inf"), float("nan"), float("-inf")])
+def test_money_and_limits_are_finite(field, value):
+    with pytest.raises(ValueError, match=field):
+        PAID.model_validate({**PAID.model_dump(), field: value})
+
+
+@pytest.mark.parametrize("value", [float("inf"), float("nan")])
+def test_price_caps_are_finite(value):
+    with pytest.raises(ValueError, match="prompt"):
+        PriceCaps(prompt=value, completion=1.0)
+
+
+def test_paid_profile_needs_a_ceiling_that_admits_one_request():
+    with pytest.raises(ValueError, match="admits no request"):
+        PAID.model_validate({**PAID.model_dump(), "ceiling_usd": 0.0})
+
+
+def test_reservations_round_up_and_ceilings_down_in_nano_dollars():
+    from assay.providers.base import nano_down, nano_up
+
+    assert (nano_up(0.06), nano_down(2.88)) == (60_000_000, 2_880_000_000)
+    assert (nano_up(1e-10), nano_down(1e-10)) == (1, 0)
+    assert (nano_up(0.0600000001), nano_down(2.8799999999)) == (60_000_001, 2_879_999_999)
+    # a reservation a hair above $0.06 admits 47 requests under $2.88, not 48
+    plan = plan_for(ROOT / "fixtures", PAID.model_copy(update={"reservation_usd": 0.0600000001}))
+    assert plan.budget.admitted_requests == 47 and plan.budget.partial
+
+
+def test_plan_states_how_many_requests_the_ceiling_admits():
+    # the seed's Haiku profile on 144 requests: $2.88 at $0.06 admits 48
+    plan = plan_for(ROOT / "fixtures", PAID, repeats=6)
+    assert (plan.budget.requests, plan.budget.admitted_requests) == (144, 48)
+    assert plan.budget.worst_case_usd == pytest.approx(2.88)
+    text = summary(plan)
+    assert "the ceiling admits 48 of 144 requests" in text and "WARNING" in text
+    full = plan_for(ROOT / "fixtures")
+    assert "the ceiling admits 48 of 48 requests" in summary(full)
+    assert "WARNING" not in summary(full)

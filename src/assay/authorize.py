@@ -1,21 +1,34 @@
 """Authorization: a paid run spends only when ``params.yaml`` names the current plan hash twice
-(``authorization`` and ``plan_ref``) and opts in with ``allow_paid: true``.
+(``authorization`` and ``plan_ref``), opts in with ``allow_paid: true``, and carries the token
+of a ledger that is here, where it was authorized, and has not begun.
 
 Free profiles need none. A paid run with no authorization is *awaiting authorization*: the
 pipeline succeeds and spends nothing. An authorization naming another hash is an error: the
 plan changed since it was approved.
+
+The authorization is consumed, not copied: ``assay authorize`` creates the run's ledger with a
+random token (``Ledger.authorize``) and writes the token into params.yaml. params.yaml travels
+with git; the ledger does not. So a clone, ``git clean``, or a changed ``ledger_root`` carries
+a token whose ledger is not here, and ``check_spendable`` refuses it before anything is sent.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Literal
 
 from assay.errors import AuthorizationError
+from assay.ledger import Ledger, LedgerState
 from assay.params import RunSpec
 from assay.plan import Plan
 from assay.records import Frozen
 
 AuthorizationState = Literal["free", "authorized", "awaiting-authorization"]
+
+
+class SpendRefused(AuthorizationError):
+    """A paid run may not send here and now (revoked, stale, or its ledger is not where it was
+    authorized): the message says why and what to do; nothing was sent."""
 
 
 class Authorization(Frozen):
@@ -29,11 +42,13 @@ class Authorization(Frozen):
 
 
 def decide(plan: Plan, run: RunSpec) -> Authorization:
+    plan_hash = plan.hash  # computed once: it hashes the whole plan
+
     def result(state: AuthorizationState, reason: str) -> Authorization:
         return Authorization(
             run=plan.run,
             state=state,
-            plan_hash=plan.hash,
+            plan_hash=plan_hash,
             cells=len(plan.cells),
             requests=plan.budget.requests,
             worst_case_usd=plan.budget.worst_case_usd,
@@ -48,11 +63,17 @@ def decide(plan: Plan, run: RunSpec) -> Authorization:
             "awaiting-authorization", "no authorization in params.yaml; nothing will be spent"
         )
     for field, value in given.items():
-        if value != plan.hash:
-            shown = value if value is not None else "nothing"
+        if value is None:
+            other = "plan_ref" if field == "authorization" else "authorization"
             raise AuthorizationError(
-                f"run {plan.run!r}: the plan changed since it was approved — runs.{plan.run}.{field} "
-                f"is {shown} but the current plan hash is {plan.hash}. Inspect the new plan "
+                f"run {plan.run!r}: {field} is missing from runs.{plan.run} in params.yaml while "
+                f"{other} names a plan; both must name the plan you inspected. Run "
+                f"`assay plan show {plan.run}`, then `assay authorize {plan.run} --plan-hash HASH`."
+            )
+        if value != plan_hash:
+            raise AuthorizationError(
+                f"run {plan.run!r}: the plan changed since it was approved: runs.{plan.run}.{field} "
+                f"is {value} but the current plan hash is {plan_hash}. Inspect the new plan "
                 f"(assay plan show {plan.run}) and authorize it again."
             )
     if not run.allow_paid:
@@ -61,3 +82,72 @@ def decide(plan: Plan, run: RunSpec) -> Authorization:
             "plan hash approved but allow_paid is false; nothing will be spent",
         )
     return result("authorized", "plan hash given twice and allow_paid is true")
+
+
+def partial_refusal(plan: Plan) -> str | None:
+    """Why ``assay authorize`` refuses a plan its ceiling cannot finish, or ``None``."""
+    budget = plan.budget
+    if not budget.paid or budget.admitted_requests >= budget.requests:
+        return None
+    return (
+        f"run {plan.run!r}: {budget.admission_text()}, so the run would halt part-way with "
+        f"money spent and fewer complete subjects. Raise ceiling_usd to "
+        f"${budget.full_ceiling_usd():.2f} (a new plan), or accept a partial run with "
+        "--accept-partial"
+    )
+
+
+def issue_token(plan: Plan, run: RunSpec, *, root: Path, ledger_root: str) -> str:
+    """Create (or renew, while unspent) the run's paid ledger and return its new token.
+
+    Refuses when params.yaml already carries a token whose ledger is not here: that
+    authorization may have been spent in another clone or ledger folder."""
+    ledger = Ledger.at(root, plan.run, plan.hash)
+    state = ledger.state()
+    if run.authorization_token is not None and (
+        state.authorization is None or state.authorization.token != run.authorization_token
+    ):
+        raise SpendRefused(
+            f"run {plan.run!r} was already authorized (runs.{plan.run}.authorization_token) with "
+            f"a ledger that is not here ({ledger.directory}); it may have spent elsewhere. Restore "
+            "that ledger folder, or declare a new run id and authorize it"
+        )
+    return Ledger.authorize(root, plan.run, plan.hash, ledger_root=ledger_root)
+
+
+def check_spendable(
+    plan: Plan, run: RunSpec, ledger: Ledger, state: LedgerState, *, ledger_root: str
+) -> None:
+    """Raise ``SpendRefused`` unless this authorized, unbegun paid run may send its first
+    request here: params.yaml's token is the one this ledger issued last, and the ledger is
+    where it was authorized."""
+    name = plan.run
+    fresh_id = "declare a new run id and authorize it"
+    if run.authorization_token is None:
+        raise SpendRefused(
+            f"run {name!r}: runs.{name}.authorization_token is missing, so no ledger backs this "
+            f"authorization; nothing was sent. Run `assay authorize {name} --plan-hash "
+            f"{plan.hash}`, which creates the run's ledger and writes the token"
+        )
+    if state.authorization is None:
+        raise SpendRefused(
+            f"run {name!r}: this authorization belongs to a ledger that is not here "
+            f"({ledger.directory}); nothing was sent. A clone, `git clean` or a changed "
+            f"ledger_root does not carry the ledger: restore that folder (or set ledger_root "
+            f"back), or {fresh_id}"
+        )
+    record = state.authorization
+    if record.token != run.authorization_token:
+        raise SpendRefused(
+            f"run {name!r}: the authorization token in params.yaml is not the one the ledger at "
+            f"{ledger.directory} issued; nothing was sent. Use the params.yaml written by "
+            f"`assay authorize` with this ledger, or {fresh_id}"
+        )
+    here = str(ledger.directory.resolve())
+    if record.ledger_root != ledger_root or record.location != here:
+        raise SpendRefused(
+            f"run {name!r}: its ledger was authorized at {record.location} (ledger_root "
+            f"{record.ledger_root!r}) but is now at {here} (ledger_root {ledger_root!r}); nothing "
+            f"was sent. Move it back, or renew the authorization here with `assay authorize "
+            f"{name} --plan-hash {plan.hash}`"
+        )

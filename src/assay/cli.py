@@ -38,6 +38,7 @@ COMMAND_MODULES = (
     "assay.commands.check_provider",
     "assay.commands.measure",
     "assay.commands.costs",
+    "assay.commands.bundles",
 )
 
 

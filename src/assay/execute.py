@@ -6,11 +6,14 @@ Concurrency one, in plan order (blocked by subject), at most one request per cal
 - admission reserves the plan's per-request reservation before each request and never
   refunds it; when the next reservation would pass the ceiling, admission halts;
 - the intent is fsync'd before the request and the outcome after it (see ``assay.ledger``);
-- no retries: a result with ``halt`` set (429, 5xx, reset, timeout, anything whose no-charge
-  status is unproven) halts admission, and every later call becomes ``budget-halted``;
+- no retries within an invocation: a result with ``halt`` set (429, 5xx, reset, timeout, a
+  billing anomaly, anything whose no-charge status is unproven) halts admission, and every later
+  call becomes ``budget-halted``;
 - a paid run whose ledger has begun is never resumed: a re-invocation sends nothing, turns an
   intent without outcome into ``interrupted`` and never-attempted calls into ``not-run``. Free
-  runs (simulated, replay, zero-priced endpoints) resume where they stopped.
+  runs (simulated, replay, zero-priced endpoints) resume where they stopped: completed calls are
+  kept, and a call that failed is sent again, up to ``FREE_ATTEMPTS`` attempts in all (no money
+  is at stake). Every record says how many attempts its call took.
 """
 
 from __future__ import annotations
@@ -23,14 +26,23 @@ from assay.digest import sha256_hex
 from assay.evidence import CallRecord
 from assay.ledger import Ledger, LedgerState
 from assay.plan import Plan, PlannedCell
-from assay.providers.base import Provider, ProviderRequest, ProviderResult
+from assay.providers.base import NANO, Provider, ProviderRequest, ProviderResult
 from assay.records import ExecutionStatus
 
-NANO = 1_000_000_000
+FREE_ATTEMPTS = 3
+"""Attempts a free run gives one call across invocations before its failure is final."""
+RETRIED_STATUSES = ("provider-error", "identity-mismatch", "interrupted")
 
 NextPrompt = Callable[[PlannedCell, int, Sequence[str]], str | None]
 """Renders step ``k`` (2…) of a chain cell from the texts of the steps before it; ``None``
 when an earlier answer held no code to build on."""
+
+
+def retryable(record: CallRecord) -> bool:
+    """A free run's call that the next invocation sends (again)."""
+    if record.status == "budget-halted":
+        return True
+    return record.status in RETRIED_STATUSES and record.attempts < FREE_ATTEMPTS
 
 
 def call_key(cell: PlannedCell, step: int) -> str:
@@ -63,6 +75,7 @@ def _from_outcome(
     outcome: Mapping[str, Any],
     intent: Mapping[str, Any],
     text: str | None,
+    attempts: int,
 ) -> CallRecord:
     usage = outcome.get("usage") or {}
     return record_for(
@@ -86,6 +99,7 @@ def _from_outcome(
         prompt_digest=intent["request_digest"],
         response_digest=outcome.get("response_digest"),
         text=text,
+        attempts=attempts,
     )
 
 
@@ -131,7 +145,13 @@ class Executor:
                 elif key in state.outcomes:
                     outcome = state.outcomes[key]
                     yield _from_outcome(
-                        self.plan, cell, step, outcome, state.intents[key], self._text(outcome)
+                        self.plan,
+                        cell,
+                        step,
+                        outcome,
+                        state.intents[key],
+                        self._text(outcome),
+                        state.attempts.get(key, 1),
                     )
                 elif key in state.intents:
                     intent = state.intents[key]
@@ -143,6 +163,7 @@ class Executor:
                         reason="intent-without-outcome: the process ended mid-request",
                         reservation_usd=intent["reservation_nano_usd"] / NANO,
                         prompt_digest=intent["request_digest"],
+                        attempts=state.attempts.get(key, 1),
                     )
                 elif state.halt_reason:
                     yield record_for(
@@ -159,10 +180,11 @@ class Executor:
 
     def _send(self, state: LedgerState) -> Iterator[CallRecord]:
         budget = self.plan.budget
-        ceiling = round(budget.ceiling_usd * NANO)
-        reservation = round(budget.reservation_usd * NANO)
+        ceiling = budget.ceiling_nano
+        reservation = budget.reservation_nano
         reserved = sum(i["reservation_nano_usd"] for i in state.intents.values())
-        halt_reason = state.halt_reason
+        # a free run's earlier halt (an outage) does not stop this invocation
+        halt_reason = state.halt_reason if budget.paid else None
         for cell in self.plan.cells:
             texts: list[str] = []
             for step in range(1, cell.steps + 1):
@@ -171,15 +193,24 @@ class Executor:
                     yield record_for(self.plan, cell, step, "excluded", reason=cell.excluded)
                     continue
                 done = state.outcomes.get(key)
+                attempts = state.attempts.get(key, 0)
                 if done is not None:  # resumed free run: keep what was received
                     record = _from_outcome(
-                        self.plan, cell, step, done, state.intents[key], self._text(done)
+                        self.plan,
+                        cell,
+                        step,
+                        done,
+                        state.intents[key],
+                        self._text(done),
+                        attempts,
                     )
-                    yield record
-                    if record.status != "completed" or record.text is None:
-                        break
-                    texts.append(record.text)
-                    continue
+                    if budget.paid or not retryable(record):
+                        yield record
+                        if record.status != "completed" or record.text is None:
+                            yield from self._rest_not_run(cell, step, record.status)
+                            break
+                        texts.append(record.text)
+                        continue
                 prompt = self._prompt(cell, step, texts)
                 if prompt is None:
                     for later in range(step, cell.steps + 1):
@@ -200,20 +231,21 @@ class Executor:
                 if halt_reason is not None:
                     yield record_for(self.plan, cell, step, "budget-halted", reason=halt_reason)
                     continue
-                record = self._call(cell, step, key, prompt, reservation)
+                record = self._call(cell, step, key, prompt, reservation, attempts + 1)
                 reserved += reservation
                 yield record
                 if record.halt:
                     halt_reason = f"halted-after: {cell.cell_id} step {step} ({record.reason})"
                     self.ledger.write_halt(halt_reason)
                 if record.status != "completed" or record.text is None:
-                    # a chain cannot go on without its earlier step
-                    for later in range(step + 1, cell.steps + 1):
-                        yield record_for(
-                            self.plan, cell, later, "not-run", reason=f"step {step} {record.status}"
-                        )
+                    yield from self._rest_not_run(cell, step, record.status)
                     break
                 texts.append(record.text)
+
+    def _rest_not_run(self, cell: PlannedCell, step: int, status: str) -> Iterator[CallRecord]:
+        """A chain cannot go on without its earlier step."""
+        for later in range(step + 1, cell.steps + 1):
+            yield record_for(self.plan, cell, later, "not-run", reason=f"step {step} {status}")
 
     def _prompt(self, cell: PlannedCell, step: int, texts: Sequence[str]) -> str | None:
         if step == 1:
@@ -223,7 +255,7 @@ class Executor:
         return self.next_prompt(cell, step, texts)
 
     def _call(
-        self, cell: PlannedCell, step: int, key: str, prompt: str, reservation: int
+        self, cell: PlannedCell, step: int, key: str, prompt: str, reservation: int, attempts: int
     ) -> CallRecord:
         digest = sha256_hex(prompt)
         if step == 1 and digest != cell.prompt_digest:
@@ -252,4 +284,5 @@ class Executor:
             outcome,
             {"reservation_nano_usd": reservation, "request_digest": digest},
             result.text,
+            attempts,
         )

@@ -10,6 +10,13 @@ The raw response body is stored under ``objects/<sha256>`` before its outcome is
 (``params.yaml: ledger_root``), so DVC deleting stage outputs never deletes it, and it is
 bound to one plan hash: ``<ledger_root>/<run>/<plan hash>/``.
 
+A paid run's ledger is created by ``assay authorize``, which writes an ``authorization`` record
+with a random token and where the ledger was created (``ledger_root`` as params.yaml gave it and
+the folder's real path); the same token goes into params.yaml. The execute stage spends only
+when the token in params.yaml is the latest one this ledger issued, the ledger is where it was
+authorized, and no intent has been written yet. A clone, ``git clean``, a changed or moved
+``ledger_root`` carry the token but not the ledger, so they find nothing to spend with.
+
 Reading tolerates a torn last line (a crash while writing it): a record that was never fully
 written was never followed by a request, because the request is sent only after the intent's
 fsync returns.
@@ -17,12 +24,17 @@ fsync returns.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import secrets
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+from pydantic import Field
 
 from assay.digest import canonical_json, sha256_hex
 from assay.errors import LedgerBindingError
@@ -32,14 +44,41 @@ from assay.records import Frozen
 LEDGER_FILE = "ledger.jsonl"
 
 
+class AuthorizationRecord(Frozen):
+    """The latest ``authorization`` record of a paid ledger: the token params.yaml must carry,
+    and where the ledger was when it was issued."""
+
+    token: str
+    ledger_root: str
+    location: str
+
+
 class LedgerState(Frozen):
     intents: dict[str, dict[str, Any]]
+    """The latest intent of each call key."""
     outcomes: dict[str, dict[str, Any]]
+    """The latest outcome of each call key."""
     halt_reason: str | None
+    attempts: dict[str, int] = Field(default_factory=dict)
+    """Intents written per call key: requests sent (or about to be) for that call."""
+    authorization: AuthorizationRecord | None = None
 
     @property
     def begun(self) -> bool:
         return bool(self.intents)
+
+
+def _refuse_begun(root: Path, run: str, plan_hash: str) -> None:
+    """A paid run id whose ledger began under another plan is spent for good."""
+    run_dir = root / run
+    if not run_dir.is_dir():
+        return
+    for other in sorted(run_dir.iterdir()):
+        if other.name != plan_hash and Ledger(other).state().begun:
+            raise LedgerBindingError(
+                f"run {run!r} already spent under plan {other.name}; a paid run is never "
+                "resumed or re-planned: declare a new run id and authorize its plan"
+            )
 
 
 def _fsync_dir(path: Path) -> None:
@@ -64,20 +103,37 @@ class Ledger:
         return cls(root / run / plan_hash)
 
     @classmethod
+    def authorize(cls, root: Path, run: str, plan_hash: str, *, ledger_root: str) -> str:
+        """Create (or re-authorize) the paid ledger of ``run`` under ``plan_hash`` and return
+        a fresh random token for params.yaml. Refuses once the run has begun spending: a paid
+        run is authorized once, and a new authorization needs a new run id."""
+        _refuse_begun(root, run, plan_hash)
+        ledger = cls.open(root, run, plan_hash, paid=True)
+        if ledger.state().begun:
+            raise LedgerBindingError(
+                f"run {run!r} already began spending under plan {plan_hash}: a paid run is "
+                "authorized once; declare a new run id and authorize its plan"
+            )
+        token = secrets.token_hex(16)
+        ledger._append(
+            {
+                "type": "authorization",
+                "token": token,
+                "ledger_root": ledger_root,
+                "location": str(ledger.directory.resolve()),
+            }
+        )
+        return token
+
+    @classmethod
     def open(cls, root: Path, run: str, plan_hash: str, *, paid: bool) -> Ledger:
         """Open (creating if needed) the ledger of ``run`` bound to ``plan_hash``.
 
         A paid run refuses when another plan's ledger for the same run id has begun: a new
         plan needs a new run id, authorization and budget.
         """
-        run_dir = root / run
-        if paid and run_dir.is_dir():
-            for other in sorted(run_dir.iterdir()):
-                if other.name != plan_hash and Ledger(other).state().begun:
-                    raise LedgerBindingError(
-                        f"run {run!r} already spent under plan {other.name}; a paid run is never "
-                        "resumed or re-planned: declare a new run id and authorize its plan"
-                    )
+        if paid:
+            _refuse_begun(root, run, plan_hash)
         ledger = cls.at(root, run, plan_hash)
         ledger.objects.mkdir(parents=True, exist_ok=True)
         if not ledger.path.exists():
@@ -87,6 +143,23 @@ class Ledger:
         if not header or header.get("type") != "header" or header.get("plan_hash") != plan_hash:
             raise LedgerBindingError(f"{ledger.path}: ledger is bound to another plan hash")
         return ledger
+
+    @contextmanager
+    def exclusive(self) -> Iterator[Ledger]:
+        """Hold the ledger for one execute invocation; a second process at the same time is
+        refused rather than allowed to read the same unbegun state and send too."""
+        fd = os.open(self.directory / ".lock", os.O_WRONLY | os.O_CREAT, 0o644)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise LedgerBindingError(
+                    f"{self.directory}: another process is executing this run now; wait for it "
+                    "(nothing was sent by this one)"
+                ) from None
+            yield self
+        finally:
+            os.close(fd)
 
     def _append(self, record: dict[str, Any]) -> None:
         line = canonical_json({**record, "at": round(time.time(), 6)}) + b"\n"
@@ -109,16 +182,31 @@ class Ledger:
     def state(self) -> LedgerState:
         intents: dict[str, dict[str, Any]] = {}
         outcomes: dict[str, dict[str, Any]] = {}
+        attempts: dict[str, int] = {}
         halt_reason = None
+        authorization = None
         for record in self.records():
             kind = record.get("type")
             if kind == "intent":
                 intents[record["key"]] = record
+                attempts[record["key"]] = attempts.get(record["key"], 0) + 1
             elif kind == "outcome":
                 outcomes[record["key"]] = record
             elif kind == "halt" and halt_reason is None:
                 halt_reason = record["reason"]
-        return LedgerState(intents=intents, outcomes=outcomes, halt_reason=halt_reason)
+            elif kind == "authorization":
+                authorization = AuthorizationRecord(
+                    token=record["token"],
+                    ledger_root=record["ledger_root"],
+                    location=record["location"],
+                )
+        return LedgerState(
+            intents=intents,
+            outcomes=outcomes,
+            halt_reason=halt_reason,
+            attempts=attempts,
+            authorization=authorization,
+        )
 
     def write_intent(self, key: str, *, request_digest: str, reservation_nano_usd: int) -> None:
         self._append(

@@ -56,6 +56,8 @@ class RunSpec(Frozen):
     allow_paid: StrictBool = False
     authorization: str | None = None
     plan_ref: str | None = None
+    authorization_token: str | None = None
+    """Written by ``assay authorize`` with the run's ledger; names the ledger that may spend."""
 
 
 class AnalysisPlan(Frozen):
@@ -66,12 +68,16 @@ class AnalysisPlan(Frozen):
     structure_evaluator: StrictInt = 7
     """The preregistered structural evaluator version. Rescoring with another version
     (``evaluators.structure``) is reported as a deviation from it, not a new plan."""
+    extraction: StrictInt = 2
+    """The preregistered extraction rules (``assay.extract``), also used to build chain steps.
+    Re-extracting with another version (``evaluators.extraction``) is a deviation from it."""
 
 
 class Evaluators(Frozen):
     """The versions the evaluator stages score with now (not part of the plan)."""
 
     structure: StrictInt = 7
+    extraction: StrictInt = 2
 
 
 class ReportOptions(Frozen):

@@ -73,14 +73,17 @@ def _edit(path: Path, change: Callable[[Any], None]) -> None:
         raise
 
 
-def write_authorization(path: Path, run: str, plan_hash: str) -> None:
-    """Write the inspected plan hash into ``authorization`` and ``plan_ref`` and opt in."""
+def write_authorization(path: Path, run: str, plan_hash: str, token: str | None = None) -> None:
+    """Write the inspected plan hash into ``authorization`` and ``plan_ref``, opt in, and
+    record the token of the ledger ``assay authorize`` created."""
 
     def change(document: Any) -> None:
         entry = document["runs"][run]
         entry["allow_paid"] = True
         entry["authorization"] = plan_hash
         entry["plan_ref"] = plan_hash
+        if token is not None:
+            entry["authorization_token"] = token
 
     _edit(path, change)
 

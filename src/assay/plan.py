@@ -17,7 +17,7 @@ from pydantic import Field
 from assay.digest import canonical_json, sha256_hex
 from assay.fixtures.model import Scenario
 from assay.params import AnalysisPlan, RunSpec
-from assay.providers.base import ModelProfile
+from assay.providers.base import NANO, ModelProfile, nano_down, nano_up
 from assay.records import Frozen
 from assay.schedule import default_schedule, schedule
 
@@ -66,7 +66,29 @@ class Budget(Frozen):
     reservation_usd: float
     requests: int = Field(ge=0)
     """Provider requests the plan may send: admitted cells × steps."""
+    admitted_requests: int = Field(ge=0)
+    """Requests the ceiling admits at one reservation each (all of them for a free plan)."""
     worst_case_usd: float
+
+    @property
+    def reservation_nano(self) -> int:
+        return nano_up(self.reservation_usd)
+
+    @property
+    def ceiling_nano(self) -> int:
+        return nano_down(self.ceiling_usd)
+
+    @property
+    def partial(self) -> bool:
+        """The ceiling halts the run before its last request."""
+        return self.admitted_requests < self.requests
+
+    def admission_text(self) -> str:
+        return f"the ceiling admits {self.admitted_requests} of {self.requests} requests"
+
+    def full_ceiling_usd(self) -> float:
+        """The smallest ceiling that admits every request."""
+        return self.requests * self.reservation_nano / NANO
 
 
 class Plan(Frozen):
@@ -116,17 +138,25 @@ def tool_versions() -> dict[str, str]:
 
 
 def _budget(profile: ModelProfile, requests: int) -> Budget:
+    """Reservations round up and the ceiling down, in integer nano-USD."""
     if profile.is_free:
         return Budget(
-            paid=False, ceiling_usd=0.0, reservation_usd=0.0, requests=requests, worst_case_usd=0.0
+            paid=False,
+            ceiling_usd=0.0,
+            reservation_usd=0.0,
+            requests=requests,
+            admitted_requests=requests,
+            worst_case_usd=0.0,
         )
-    reservation = profile.reservation
+    reservation = nano_up(profile.reservation)
+    admitted = min(requests, nano_down(profile.ceiling_usd) // reservation)
     return Budget(
         paid=True,
         ceiling_usd=profile.ceiling_usd,
-        reservation_usd=reservation,
+        reservation_usd=reservation / NANO,
         requests=requests,
-        worst_case_usd=round(min(requests * reservation, profile.ceiling_usd), 9),
+        admitted_requests=admitted,
+        worst_case_usd=admitted * reservation / NANO,
     )
 
 
@@ -212,9 +242,15 @@ def summary(plan: Plan) -> str:
         lines += [
             f"price caps     ${caps.prompt}/M prompt, ${caps.completion}/M completion",
             f"reservation    ${plan.budget.reservation_usd:.4f} per request, never refunded",
-            f"ceiling        ${plan.budget.ceiling_usd:.2f}",
+            f"ceiling        ${plan.budget.ceiling_usd:.2f}: {plan.budget.admission_text()}",
             f"worst case     ${plan.budget.worst_case_usd:.2f}",
         ]
+        if plan.budget.partial:
+            lines.append(
+                f"WARNING        {plan.budget.admission_text()}: the run would halt part-way; "
+                f"${plan.budget.full_ceiling_usd():.2f} admits all (`assay authorize` needs "
+                "--accept-partial otherwise)"
+            )
     else:
         lines.append("cost           free (no authorization needed)")
     for cell in plan.cells:

@@ -20,6 +20,7 @@ PROFILES = {
         provider_pin="amazon-bedrock",
         provider_aliases=("Amazon Bedrock",),
         price_caps=PriceCaps(prompt=0.25, completion=1.25),
+        ceiling_usd=2.88,
         api_key_env="K",
     ),
     "azure-openai": ModelProfile(
@@ -108,7 +109,7 @@ VALID = {
         "provider": "Amazon Bedrock",
         "model": "anthropic/claude-3-haiku",
         "choices": [{"finish_reason": "stop", "message": {"content": "x = 1"}}],
-        "usage": {"prompt_tokens": 3, "completion_tokens": 2, "cost": 0.001},
+        "usage": {"prompt_tokens": 3, "completion_tokens": 2, "cost": 0.000003},  # within the caps
     },
     "azure-openai": {
         "id": "c-1",

@@ -220,7 +220,9 @@ def test_failed_preflight_spends_nothing_and_begins_no_ledger(
     assert f"assay check-provider {RUN}" in output
     assert server.count(CHAT) == 0
     assert {seen.method for seen in server.requests} == {"GET"}
-    assert not (repo.path / "ledger" / RUN).exists(), "the ledger was opened"
+    # `assay authorize` created the run's ledger (its token); the failed pre-flight began nothing
+    kinds = Counter(record["type"] for record in ledger_records(repo))
+    assert kinds == {"header": 1, "authorization": 1}, "the ledger was begun"
     assert not (repo.path / "data" / "execute" / RUN / "cells.parquet").exists()
     assert_key_written_nowhere(repo, output)
 

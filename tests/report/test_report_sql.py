@@ -22,7 +22,7 @@ def _plan(run, repeats, minimum):
         "repeats": repeats, "arms": ARMS, "reference_arm": ARMS[0], "schedule": "blocked",
         "model": {"model": "m", "provider": "simulated"}, "cells": [], "tools": {},
         "analysis": {"alpha": 0.05, "minimum_subjects": minimum, "structure_evaluator": 7},
-        "budget": {"paid": False, "ceiling_usd": 0.0, "reservation_usd": 0.0, "requests": 0,
+        "budget": {"paid": False, "ceiling_usd": 0.0, "reservation_usd": 0.0, "requests": 0, "admitted_requests": 0,
                    "worst_case_usd": 0.0},
     })  # fmt: skip
 

@@ -30,12 +30,15 @@ def _plan_show(args: argparse.Namespace) -> int:
 
 
 def _authorize(args: argparse.Namespace) -> int:
+    from assay.authorize import SpendRefused, issue_token, partial_refusal
+    from assay.ledger import LedgerBindingError
     from assay.params import ParamsError, load_params
     from assay.params_edit import write_authorization
     from assay.pipeline.plan import make_plan
 
     try:
-        plan = make_plan(args.run, load_params(args.params))
+        params = load_params(args.params)
+        plan = make_plan(args.run, params)
     except ParamsError as exc:
         raise UsageError(*exc.lines) from None
     except FileNotFoundError as exc:
@@ -48,10 +51,23 @@ def _authorize(args: argparse.Namespace) -> int:
     if not plan.budget.paid:
         print(f"{args.run} is free: no authorization needed")
         return 0
-    write_authorization(Path(args.params), args.run, plan.hash)
+    partial = partial_refusal(plan)
+    if partial is not None and not args.accept_partial:
+        raise UsageError(partial)
+    try:
+        token = issue_token(
+            plan,
+            params.run(args.run),
+            root=Path(params.ledger_root),
+            ledger_root=params.ledger_root,
+        )
+    except (SpendRefused, LedgerBindingError) as exc:
+        raise UsageError(str(exc)) from None
+    write_authorization(Path(args.params), args.run, plan.hash, token)
     print(
-        f"authorized {args.run}: plan {plan.hash}, worst case ${plan.budget.worst_case_usd:.2f}; "
-        "run `dvc repro` to execute"
+        f"authorized {args.run}: plan {plan.hash}, {plan.budget.admission_text()}, worst case "
+        f"${plan.budget.worst_case_usd:.2f}; its ledger is {params.ledger_root}/{args.run}/ "
+        "(keep it: a clone or `git clean` cannot spend this authorization). Run `dvc repro`."
     )
     return 0
 
@@ -68,6 +84,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     auth.add_argument("run", help="a paid run declared under params.yaml: runs")
     auth.add_argument(
         "--plan-hash", required=True, help="the hash you inspected with `assay plan show`"
+    )
+    auth.add_argument(
+        "--accept-partial",
+        action="store_true",
+        help="authorize even when the ceiling admits fewer requests than the plan has",
     )
     auth.add_argument("--params", default="params.yaml", help="the params file to edit")
     auth.set_defaults(handler=_authorize)

@@ -61,7 +61,8 @@ RESPONSES = Table(
     where="status = 'completed'",
 )
 CANDIDATES = Table("candidates", "extract", "candidates.parquet", CandidateRow, "run")
-VERDICTS = Table("verdicts", "structure", "verdicts.parquet", VerdictRow, "run")
+VERDICTS = Table("verdicts", "structure", "verdicts.parquet", VerdictRow, "run", required=False)
+"""Optional: the correctness export bundle holds no verdicts (see ``assay.export``)."""
 CORRECTNESS = Table(
     "correctness", "correctness", "correctness.parquet", CorrectnessRow, "run", required=False
 )

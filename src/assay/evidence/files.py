@@ -201,8 +201,10 @@ def read_runs(data: Path = paths.DATA) -> list[RunRow]:
                 authorization=authorization.state if authorization else None,
                 cells=len(plan.cells),
                 requests=plan.budget.requests,
+                admitted_requests=plan.budget.admitted_requests,
                 worst_case_usd=plan.budget.worst_case_usd,
                 preregistered_structure_evaluator=plan.analysis.structure_evaluator,
+                preregistered_extraction=plan.analysis.extraction,
             )
         )
     return rows

@@ -67,6 +67,8 @@ class CallRecord(CellKey):
     prompt_digest: str | None = None
     response_digest: str | None = None
     text: str | None = None
+    attempts: int = 0
+    """Requests sent for this call (a free run retries failures on later invocations)."""
 
 
 class CandidateRow(CellKey):
@@ -75,6 +77,8 @@ class CandidateRow(CellKey):
     execution_status: str
     extract_status: ExtractStatus
     source: str | None
+    extraction_version: int
+    """The extraction rules that produced it (``assay.extract``; ``evaluators.extraction``)."""
 
     @property
     def missing_reason(self) -> str:
@@ -150,5 +154,8 @@ class RunRow(Frozen):
     authorization: str | None
     cells: int
     requests: int
+    admitted_requests: int
+    """Requests the ceiling admits (all of them for a free plan)."""
     worst_case_usd: float
     preregistered_structure_evaluator: int
+    preregistered_extraction: int

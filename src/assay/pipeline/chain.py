@@ -6,7 +6,7 @@ import json
 from collections.abc import Mapping, Sequence
 
 from assay.evidence import PromptRow
-from assay.extract import extract_candidate
+from assay.extract import CURRENT_VERSION, extract_candidate
 from assay.fixtures.chain import append_step
 from assay.plan import PlannedCell
 from assay.render import PROMPT_PROFILES, render_files
@@ -15,16 +15,20 @@ from assay.render import PROMPT_PROFILES, render_files
 class ChainRenderer:
     """Step ``k`` of a chain: the arm's files with the candidates of steps 1…k-1 appended to
     the target under their step names, so later steps see the model's own earlier code. Uses
-    only what the render stage recorded as visible: instruction, target path, files."""
+    only what the render stage recorded as visible: instruction, target path, files. Earlier
+    answers are extracted by the plan's preregistered extraction version."""
 
-    def __init__(self, rows: Mapping[tuple[str, str], PromptRow]) -> None:
+    def __init__(
+        self, rows: Mapping[tuple[str, str], PromptRow], extraction: int = CURRENT_VERSION
+    ) -> None:
         self.rows = rows
+        self.extraction = extraction
 
     def __call__(self, cell: PlannedCell, step: int, texts: Sequence[str]) -> str | None:
         row = self.rows[(cell.subject, cell.arm)]
         files = json.loads(row.files_json)
         for earlier, text in enumerate(texts[: step - 1], start=1):
-            candidate = extract_candidate(text)
+            candidate = extract_candidate(text, version=self.extraction)
             if candidate.source is None:
                 return None
             files[row.target] = append_step(files[row.target], candidate.source, earlier)

@@ -3,25 +3,36 @@
 It reads the plan, the authorization and the rendered prompts. Only the simulated stand-in
 also reads the scenario (its answer book); real providers receive the prompt and nothing else.
 
-Before the first paid request of a run (paid plan, authorized, its ledger not begun) the stage
-runs the same free checks as ``assay check-provider``; when any fails it sends nothing, does
-not open the ledger and writes no table, so the run can still start once the cause is fixed.
+Before the first paid request of a run the stage re-reads params.yaml and rebuilds the plan:
+the authorization must still be the one the authorize stage recorded, the plan unchanged, and
+the run's ledger here, where it was authorized, holding the token params.yaml carries
+(``assay.authorize.check_spendable``). Then, before a real provider (paid, or free with calls
+left to send) receives anything, it runs the same free checks as ``assay check-provider``;
+when any fails it sends nothing, does not open the ledger and writes no table, so the run can
+still start once the cause is fixed.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from assay import evidence
-from assay.authorize import Authorization
+from assay.authorize import (
+    Authorization,
+    AuthorizationError,
+    SpendRefused,
+    check_spendable,
+    decide,
+)
 from assay.errors import EvidenceError
 from assay.evidence import CallRecord
-from assay.execute import Executor, record_for
-from assay.ledger import Ledger
+from assay.execute import FREE_ATTEMPTS, Executor, call_key, record_for, retryable
+from assay.ledger import Ledger, LedgerState
 from assay.params import Params
 from assay.pipeline.chain import ChainRenderer
+from assay.pipeline.plan import make_plan
 from assay.plan import Plan
 from assay.providers.base import ModelProfile, Provider
 from assay.providers.check import CheckReport, run_checks
@@ -39,8 +50,30 @@ class Executed(Frozen):
     run: str
     records: tuple[CallRecord, ...] = ()
     preflight: CheckReport | None = None
-    """The pre-flight checks, when this invocation was about to send the run's first paid
-    request; ``None`` when none were due (free, awaiting authorization, or already begun)."""
+    """The pre-flight checks, when this invocation was about to send to a real provider;
+    ``None`` when none were due (simulated, awaiting authorization, begun paid run, or a free
+    run with nothing left to send)."""
+    free_remote: bool = False
+    """A free run at a real endpoint: its provider errors are retried on the next invocation."""
+
+    @property
+    def retry_due(self) -> tuple[CallRecord, ...]:
+        """Calls of a free remote run that failed and will be sent again on the next
+        ``dvc repro`` (fewer than ``FREE_ATTEMPTS`` attempts so far)."""
+        if not self.free_remote:
+            return ()
+        return tuple(r for r in self.records if retryable(r))
+
+    def retry_message(self) -> str:
+        retry = self.retry_due
+        failed = [r for r in retry if r.status != "budget-halted"] or list(retry)
+        first = failed[0]
+        return (
+            f"run {self.run!r}: {len(retry)} calls of this free run were not answered (first: "
+            f"{first.cell_id} step {first.step}, {first.reason}); a free model costs nothing to "
+            f"retry, so the next `dvc repro` sends them again (at most {FREE_ATTEMPTS} attempts "
+            "per call)"
+        )
 
     @property
     def refused(self) -> bool:
@@ -92,12 +125,30 @@ def awaiting(plan: Plan) -> list[CallRecord]:
     ]
 
 
-def first_paid_request_due(plan: Plan, authorization: Authorization, ledger_root: Path) -> bool:
-    """A paid, authorized run whose ledger has no intent yet: the next request would be its
-    first. Reads the ledger folder without creating it."""
-    if not plan.budget.paid or authorization.state != "authorized":
-        return False
-    return not Ledger.at(ledger_root, plan.run, plan.hash).state().begun
+def _refuse_changed_since_authorize(
+    plan: Plan, recorded: Authorization, current: Authorization
+) -> None:
+    if current.state != recorded.state:
+        raise SpendRefused(
+            f"run {plan.run!r}: params.yaml now says {current.state} ({current.reason}) but the "
+            f"authorize stage recorded {recorded.state}; nothing was sent. Run `dvc repro` "
+            "(without --single-item) so every stage sees the change"
+        )
+
+
+def _refuse_stale_plan(plan: Plan, current_plan: Callable[[], Plan]) -> None:
+    rebuilt = current_plan()
+    if rebuilt.hash != plan.hash:
+        raise SpendRefused(
+            f"run {plan.run!r}: params.yaml or the stage inputs changed since the plan was made "
+            f"(recorded plan {plan.hash}, current plan {rebuilt.hash}); nothing was sent. Run "
+            f"`dvc repro`, inspect the new plan (`assay plan show {plan.run}`) and authorize it"
+        )
+
+
+def _is_remote(plan: Plan) -> bool:
+    """A real provider (paid or free), not the simulated or replayed stand-ins."""
+    return plan.model.provider not in ("simulated", "replay")
 
 
 def run(
@@ -107,26 +158,68 @@ def run(
     *,
     env: Mapping[str, str] = os.environ,
     checks: Checks = run_checks,
+    current_plan: Callable[[str, Params], Plan] = make_plan,
 ) -> Executed:
+    """Execute one run. A paid run re-checks, immediately before its pre-flight, that
+    params.yaml still authorizes the plan as the authorize stage recorded, that the plan is
+    still the current one, and that its ledger may spend (``check_spendable``)."""
     plan = evidence.read_plan(run_id)
-    authorization = evidence.read_authorization(run_id)
-    if authorization.plan_hash != plan.hash:
+    plan_hash = plan.hash
+    recorded = evidence.read_authorization(run_id)
+    if recorded.plan_hash != plan_hash:
         raise EvidenceError(
-            f"run {run_id!r}: authorization was decided for another plan; run `dvc repro` again"
+            f"run {run_id!r}: the authorization was decided for another plan; nothing was sent. "
+            "Run `dvc repro` (without --single-item)"
         )
     ledger_root = Path(params.ledger_root)
+    spec = params.run(run_id)
+    ledger = Ledger.at(ledger_root, run_id, plan_hash)
+    if plan.budget.paid:
+        try:
+            current = decide(plan, spec)
+        except AuthorizationError as exc:
+            raise SpendRefused(f"{exc} Nothing was sent.") from None
+        _refuse_changed_since_authorize(plan, recorded, current)
+        state = ledger.state()
+        if current.state != "authorized" and not state.begun:
+            return _written(run_id, awaiting(plan))
+        if not state.begun:
+            check_spendable(plan, spec, ledger, state, ledger_root=params.ledger_root)
+            _refuse_stale_plan(plan, lambda: current_plan(run_id, params))
     preflight = None
-    if authorization.state == "awaiting-authorization":
-        records = awaiting(plan)
-    else:
-        if first_paid_request_due(plan, authorization, ledger_root):
-            preflight = checks(plan.model, env)
-            if not preflight.passed:
-                return Executed(run=run_id, preflight=preflight)
-        ledger = Ledger.open(ledger_root, run_id, plan.hash, paid=plan.budget.paid)
+    state = ledger.state()
+    if _is_remote(plan) and not (plan.budget.paid and state.begun) and pending(plan, state):
+        preflight = checks(plan.model, env)
+        if not preflight.passed:
+            return Executed(run=run_id, preflight=preflight)
+    with Ledger.open(ledger_root, run_id, plan_hash, paid=plan.budget.paid).exclusive() as opened:
         rows = evidence.read_prompt_rows(plan.scenario)
         prompts = {key: row.prompt for key, row in rows.items()}
-        executor = Executor(plan, ledger, prompts, factory(plan), next_prompt=ChainRenderer(rows))
+        renderer = ChainRenderer(rows, plan.analysis.extraction)
+        executor = Executor(plan, opened, prompts, factory(plan), next_prompt=renderer)
         records = executor.run()
-    evidence.write_table(evidence.CELLS, run_id, records)
-    return Executed(run=run_id, records=tuple(records), preflight=preflight)
+    return _written(
+        run_id, records, preflight, free_remote=not plan.budget.paid and _is_remote(plan)
+    )
+
+
+def pending(plan: Plan, state: LedgerState) -> bool:
+    """Some call of the plan has no completed outcome yet."""
+    return any(
+        state.outcomes.get(call_key(cell, step), {}).get("status") != "completed"
+        for cell in plan.sendable
+        for step in range(1, cell.steps + 1)
+    )
+
+
+def _written(
+    run_id: str,
+    records: Sequence[CallRecord],
+    preflight: CheckReport | None = None,
+    *,
+    free_remote: bool = False,
+) -> Executed:
+    evidence.write_table(evidence.CELLS, run_id, list(records))
+    return Executed(
+        run=run_id, records=tuple(records), preflight=preflight, free_remote=free_remote
+    )

@@ -6,11 +6,26 @@ version is ``dvc repro`` after changing ``evaluators.structure``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from assay import evidence
 from assay.evidence import CandidateRow, VerdictRow
 from assay.fixtures.model import Scenario
 from assay.params import Params
+from assay.records import Verdict
 from assay.structure import score
+
+
+def verdict_for(
+    c: CandidateRow, helper: str, helper_module: str | None, primitives: Sequence[str], version: int
+) -> tuple[Verdict | None, str]:
+    """One candidate's verdict and reason (``None`` and why, when there was no candidate)."""
+    if c.source is None:
+        return None, c.missing_reason
+    result = score(
+        c.source, helper=helper, helper_module=helper_module, primitives=primitives, version=version
+    )
+    return result.verdict, result.reason
 
 
 def verdict_rows(
@@ -19,18 +34,8 @@ def verdict_rows(
     tasks = {s.id: s.task for s in scenario.subjects}
     rows = []
     for c in candidates:
-        if c.source is None:
-            verdict, reason = None, c.missing_reason
-        else:
-            task = tasks[c.subject]
-            result = score(
-                c.source,
-                helper=task.helper,
-                helper_module=task.helper_module,
-                primitives=task.primitives,
-                version=version,
-            )
-            verdict, reason = result.verdict, result.reason
+        task = tasks[c.subject]
+        verdict, reason = verdict_for(c, task.helper, task.helper_module, task.primitives, version)
         rows.append(
             VerdictRow(
                 **c.key(),

@@ -11,24 +11,48 @@ arm, family, test vector or reference ever reaches a provider.
 
 from __future__ import annotations
 
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 from typing import Literal, Protocol
 
-from pydantic import Field
+from pydantic import ConfigDict, Field, model_validator
 
 from assay.records import ExecutionStatus, Frozen
+
+NANO = 1_000_000_000
+"""Nano-dollars per dollar: budgets are admitted in integer nano-USD."""
+
+
+def nano_up(usd: float) -> int:
+    """``usd`` in nano-dollars, rounded up (a reservation is never smaller than declared)."""
+    return int((Decimal(str(usd)) * NANO).to_integral_value(rounding=ROUND_CEILING))
+
+
+def nano_down(usd: float) -> int:
+    """``usd`` in nano-dollars, rounded down (a ceiling is never larger than declared)."""
+    return int((Decimal(str(usd)) * NANO).to_integral_value(rounding=ROUND_FLOOR))
+
+
+class Money(Frozen):
+    """Money parameters are finite: ``inf`` or ``nan`` would disable every comparison."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+
 
 ProviderKind = Literal["simulated", "replay", "openrouter", "openai-compatible", "azure-openai"]
 
 
-class PriceCaps(Frozen):
+class PriceCaps(Money):
     """USD per million tokens; the most the route may charge."""
 
     prompt: float = Field(ge=0)
     completion: float = Field(ge=0)
 
 
-class ModelProfile(Frozen):
-    """A model as ``params.yaml: models`` declares it."""
+class ModelProfile(Money):
+    """A model as ``params.yaml: models`` declares it.
+
+    Money fields are finite and non-negative; a paid profile's ceiling admits at least one
+    reservation (otherwise every call would end ``budget-halted`` three stages later)."""
 
     provider: ProviderKind
     model: str
@@ -63,6 +87,16 @@ class ModelProfile(Frozen):
     """At a chain's later steps, how often the stand-in calls its own latest step instead."""
     # replay only
     replay_ledger: str | None = None
+
+    @model_validator(mode="after")
+    def _ceiling_admits_a_request(self) -> ModelProfile:
+        if not self.is_free and nano_down(self.ceiling_usd) < nano_up(self.reservation):
+            raise ValueError(
+                f"ceiling_usd ${self.ceiling_usd} is below one reservation "
+                f"(${self.reservation:.6g}), so it admits no request: raise ceiling_usd to "
+                "the number of requests you accept to pay for times reservation_usd"
+            )
+        return self
 
     @property
     def worst_case_usd(self) -> float:

@@ -8,6 +8,8 @@
 4. a top-level ``error`` (HTTP 200 included)   7. content-filter error, filtered completion
                                                 8. empty completion
                                                 9. cost not reported (adapters that report it)
+                                               10. billing anomaly (cost above the reservation
+                                                   or the caps, tokens above the limits)
 
 The finding goes through ``outcomes.decide``; a provable failure with a generation id first
 asks the adapter's ``prove_no_charge`` hook (OpenRouter's free generation lookup). The API key
@@ -17,17 +19,25 @@ is removed from every string and byte of the result before it leaves the adapter
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 from typing import Any
 
 import httpx
 
-from assay.providers.base import ModelProfile, ProviderRequest, ProviderResult, Usage
+from assay.providers.base import (
+    NANO,
+    ModelProfile,
+    ProviderRequest,
+    ProviderResult,
+    Usage,
+    nano_up,
+)
 from assay.providers.http import Received, TransportFailure, exchange, make_client
 from assay.providers.outcomes import RULES, FailureKind, decide
+from assay.providers.secrets import redact_bytes, redact_text
 from assay.records import Frozen
 
 DETAIL_CHARS = 300
-REDACTED = "[redacted]"
 
 
 def encode_body(body: dict[str, Any]) -> bytes:
@@ -195,6 +205,9 @@ class ChatCompletionsAdapter:
             return seen.model_copy(update={"kind": "empty-completion"})
         if self.reports_cost and seen.cost_usd is None:
             return seen.model_copy(update={"kind": "cost-unreported"})
+        anomaly = billing_anomaly(self.profile, seen)
+        if anomaly is not None:
+            return seen.model_copy(update={"kind": anomaly[0], "detail": anomaly[1]})
         return seen
 
     def identity_mismatch(self, seen: Finding) -> str | None:
@@ -213,18 +226,53 @@ class ChatCompletionsAdapter:
         return None
 
     def redact(self, result: ProviderResult) -> ProviderResult:
-        """The result with the API key replaced wherever a server echoed it."""
+        """The result with the API key (raw, escaped, URL-encoded or base64) replaced wherever
+        a server echoed it."""
         key = self._api_key
         if not key:
             return result
         update: dict[str, Any] = {
-            name: value.replace(key, REDACTED)
+            name: redact_text(value, key)
             for name, value in result
-            if isinstance(value, str) and key in value
+            if isinstance(value, str) and redact_text(value, key) != value
         }
-        if key.encode() in result.raw:
-            update["raw"] = result.raw.replace(key.encode(), REDACTED.encode())
+        raw = redact_bytes(result.raw, key)
+        if raw != result.raw:
+            update["raw"] = raw
         return result.model_copy(update=update) if update else result
+
+
+def billing_anomaly(profile: ModelProfile, seen: Finding) -> tuple[FailureKind, str] | None:
+    """The first way the reported usage breaks the bounds the plan was priced with, in words."""
+    usage = seen.usage
+    completion, prompt = usage.completion_tokens, usage.prompt_tokens
+    if completion is not None and completion > profile.max_output_tokens:
+        return "completion-over-max", (
+            f"{completion:,} completion tokens against max_tokens {profile.max_output_tokens:,}"
+        )
+    if prompt is not None and prompt > profile.context_tokens:
+        return "prompt-over-context", (
+            f"{prompt:,} prompt tokens against context_tokens {profile.context_tokens:,}"
+        )
+    cost = seen.cost_usd
+    if cost is None or profile.is_free:
+        return None
+    cost_nano = nano_up(cost)
+    if cost_nano > nano_up(profile.reservation):
+        return "cost-above-reservation", (
+            f"reported ${cost:.6f} for one call, above its ${profile.reservation:.6f} reservation"
+        )
+    if prompt is not None and completion is not None:
+        caps = profile.price_caps
+        allowed = (
+            prompt * Decimal(str(caps.prompt)) + completion * Decimal(str(caps.completion))
+        ) * 1000  # USD per million tokens -> nano-USD
+        if cost_nano > allowed:
+            return "price-above-caps", (
+                f"reported ${cost:.6f} for {prompt:,} prompt + {completion:,} completion tokens; "
+                f"the caps (${caps.prompt}/M, ${caps.completion}/M) allow ${float(allowed) / NANO:.6f}"
+            )
+    return None
 
 
 def parse_json(body: bytes) -> tuple[Any, tuple[FailureKind, str] | None]:

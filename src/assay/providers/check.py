@@ -22,6 +22,7 @@ from assay.providers.base import ModelProfile
 from assay.providers.chat import parse_json
 from assay.providers.factory import REAL_ADAPTERS, profile_problem
 from assay.providers.http import Received, exchange, make_client
+from assay.providers.secrets import read_key, redact_text
 from assay.records import Frozen
 
 CheckOutcome = Literal["pass", "fail", "note"]
@@ -63,20 +64,19 @@ def run_checks(profile: ModelProfile, env: Mapping[str, str]) -> CheckReport:
     if problem is not None:
         lines = [_line("profile", "fail", f"{problem}: fix the model's entry in params.yaml")]
         return CheckReport(model=profile.model, lines=tuple(lines))
-    key = env.get(profile.api_key_env, "") if profile.api_key_env else ""
-    lines = [_key_line(profile, key)] if profile.api_key_env else []
-    checker = _Checker(profile, key or None)
+    key, problem = read_key(profile.api_key_env, env) if profile.api_key_env else (None, None)
+    if problem is not None and env.get(profile.api_key_env or "", ""):
+        # a malformed key is never sent, not even to a free endpoint
+        return CheckReport(model=profile.model, lines=(_line("api-key", "fail", problem),))
+    lines = [_key_line(profile, problem)] if profile.api_key_env else []
+    checker = _Checker(profile, key)
     if profile.provider == "openrouter":
         lines += checker.openrouter()
     elif profile.provider == "openai-compatible":
         lines += checker.openai_compatible()
     else:
         lines += checker.azure()
-    if key:
-        lines = [
-            line.model_copy(update={"message": line.message.replace(key, "[redacted]")})
-            for line in lines
-        ]
+    lines = [line.model_copy(update={"message": redact_text(line.message, key)}) for line in lines]
     return CheckReport(model=profile.model, lines=tuple(lines))
 
 
@@ -84,15 +84,10 @@ def _line(check: str, outcome: CheckOutcome, message: str) -> CheckLine:
     return CheckLine(check=check, outcome=outcome, message=message)
 
 
-def _key_line(profile: ModelProfile, key: str) -> CheckLine:
-    name = profile.api_key_env
-    if key:
-        return _line("api-key", "pass", f"{name} is set")
-    return _line(
-        "api-key",
-        "fail",
-        f"{name} is not set: put it in .env and run with `uv run --env-file .env assay ...`",
-    )
+def _key_line(profile: ModelProfile, problem: str | None) -> CheckLine:
+    if problem is None:
+        return _line("api-key", "pass", f"{profile.api_key_env} is set")
+    return _line("api-key", "fail", problem)
 
 
 class _Checker:

@@ -14,6 +14,7 @@ from assay.errors import InputError
 from assay.providers import azure_openai, openai_compatible, openrouter
 from assay.providers.base import ModelProfile, Provider, ProviderKind
 from assay.providers.chat import ChatCompletionsAdapter, encode_body
+from assay.providers.secrets import read_key
 
 REAL_ADAPTERS: dict[ProviderKind, type[ChatCompletionsAdapter]] = {
     "openrouter": openrouter.OpenRouterProvider,
@@ -70,14 +71,13 @@ def profile_problem(profile: ModelProfile) -> str | None:
 
 
 def api_key(profile: ModelProfile, env: Mapping[str, str]) -> str | None:
+    """The profile's key, or ``ProviderConfigError`` when it is unset or malformed (the message
+    names the variable, never the value)."""
     if profile.api_key_env is None:
         return None
-    key = env.get(profile.api_key_env, "")
-    if not key:
-        raise ProviderConfigError(
-            f"environment variable {profile.api_key_env} is not set "
-            "(put it in .env and run with `uv run --env-file .env`)"
-        )
+    key, problem = read_key(profile.api_key_env, env)
+    if problem is not None:
+        raise ProviderConfigError(problem)
     return key
 
 

@@ -22,8 +22,9 @@ lifted only by a proof of no charge:
 Everything else halts: HTTP 4xx (billing of requests rejected before routing is not
 documented), 429, 5xx, a redirect (following it would send the request twice), resets,
 read/write timeouts, bodies cut short, oversize or unreadable, error bodies behind HTTP 200,
-empty completions, content filtering, identity mismatches, and a completed OpenRouter response
-that reports no cost.
+empty completions, content filtering, identity mismatches, a completed OpenRouter response
+that reports no cost, and billing anomalies (a completion charged above its reservation or the
+price caps, or with more tokens than ``max_tokens`` or the context limit allow).
 """
 
 from __future__ import annotations
@@ -57,6 +58,10 @@ FailureKind = Literal[
     "empty-completion",
     "identity-mismatch",
     "cost-unreported",
+    "cost-above-reservation",
+    "completion-over-max",
+    "prompt-over-context",
+    "price-above-caps",
 ]
 
 
@@ -81,6 +86,12 @@ def _halts(meaning: str) -> Rule:
 
 def _halts_unless_proven(meaning: str) -> Rule:
     return Rule(status="provider-error", halts=True, provable=True, meaning=meaning)
+
+
+def _anomaly(meaning: str) -> Rule:
+    """A completed answer whose charge breaks the plan's bounds: kept as evidence, but admission
+    stops, as for any charge the plan cannot bound."""
+    return Rule(status="completed", halts=True, meaning=meaning)
 
 
 RULES: dict[FailureKind, Rule] = {
@@ -119,6 +130,22 @@ RULES: dict[FailureKind, Rule] = {
         status="completed",
         halts=True,
         meaning="a completion whose response reports no cost, so spend is unknown",
+    ),
+    # billing anomalies: the answer arrived, but the charge is outside what the plan bounded
+    "cost-above-reservation": _anomaly(
+        "billing anomaly: the provider reported a cost above the call's reservation, so the "
+        "ceiling no longer bounds spend"
+    ),
+    "completion-over-max": _anomaly(
+        "billing anomaly: more completion tokens than max_tokens allows (the route ignores "
+        "max_tokens)"
+    ),
+    "prompt-over-context": _anomaly(
+        "billing anomaly: more prompt tokens than the profile's context limit"
+    ),
+    "price-above-caps": _anomaly(
+        "billing anomaly: the reported cost is above what the price caps allow for the tokens "
+        "reported (the route served above max_price)"
     ),
 }
 

@@ -62,6 +62,10 @@ def build_reports(
     subjects = _by_run(rows_of(con, query_text("subject_table.sql", kind)))
     execution = _by_run(rows_of(con, query_text("execution.sql", kind)))
     excluded = _by_run(rows_of(con, query_text("scenario_excluded.sql")))
+    stops = _by_run(rows_of(con, query_text("stops.sql", kind)))
+    halts = {row.pop("run"): row for row in rows_of(con, query_text("halts.sql", kind))}
+    retries = _by_run(rows_of(con, query_text("retries.sql", kind)))
+    # only the abstraction report reads verdicts (the correctness bundle holds none)
     scored_with = {
         row["run"]: row["versions"]
         for row in rows_of(
@@ -69,14 +73,33 @@ def build_reports(
             "SELECT run, list(DISTINCT evaluator_version ORDER BY evaluator_version) AS versions "
             "FROM verdicts GROUP BY run",
         )
+        if kind == ABSTRACTION
+    }
+    extracted_with = {
+        row["run"]: row["versions"]
+        for row in rows_of(
+            con,
+            "SELECT run, list(DISTINCT extraction_version ORDER BY extraction_version) AS versions "
+            "FROM candidates GROUP BY run",
+        )
     }
     return {
         run["run"]: {
             "report": kind.name,
             "scale": list(kind.scale),
-            "run": {**run, "structure_evaluator": scored_with.get(run["run"], [])},
+            "run": {
+                **run,
+                "structure_evaluator": scored_with.get(run["run"], []),
+                "extraction": extracted_with.get(run["run"], []),
+            },
             "execution": execution.get(run["run"], []),
             "excluded": excluded.get(run["run"], []),
+            "stopped": stopped(
+                execution.get(run["run"], []),
+                stops.get(run["run"], []),
+                halts.get(run["run"]),
+                retries.get(run["run"], []),
+            ),
             "outcome_counts": counts.get(run["run"], []),
             "subjects": subjects.get(run["run"], []),
             "sign_tests": _sign_tests(comparisons.get(run["run"], [])),
@@ -85,12 +108,80 @@ def build_reports(
     }
 
 
+def stopped(
+    execution: list[dict[str, Any]],
+    causes: list[dict[str, Any]],
+    first: dict[str, Any] | None,
+    retried: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """Why a run stopped, in words: the halt, the first failing call and its cause, the calls
+    counted by cause, the retried calls, and reported spend above what was reserved."""
+    calls = sum(row["calls"] for row in execution)
+    completed = sum(row["calls"] for row in execution if row["status"] == "completed")
+    reserved = sum(row["reserved_usd"] or 0 for row in execution)
+    reported = sum(row["reported_usd"] or 0 for row in execution)
+    ceiling = next((c for c in causes if c["cause"] == "ceiling-reached"), None)
+    if first is not None and first["halted"]:
+        summary = (
+            f"Halted after call `{first['cell_id']}` step {first['step']} "
+            f"(`{first['reason']}`): {first['detail'] or first['status']}. Every later call was "
+            "not sent."
+        )
+    elif ceiling is not None:
+        summary = f"Stopped at the ceiling: {ceiling['calls']} calls were not sent because " + (
+            "reserving one more request would pass the ceiling."
+        )
+    elif any(c["cause"] == "awaiting-authorization" for c in causes):
+        summary = "Awaiting authorization: nothing was sent."
+    elif any(c["status"] == "interrupted" for c in causes):
+        summary = (
+            "The process ended mid-request; a paid run is never resumed, so the calls after it "
+            "were not sent."
+        )
+    elif completed == calls:
+        summary = "Every call completed."
+    else:
+        summary = f"{completed} of {calls} calls completed."
+    overspend = None
+    if reported > reserved + 1e-9 and reserved > 0:
+        overspend = (
+            f"The provider reported ${reported:.6f}, more than the ${reserved:.6f} reserved: a "
+            "billing anomaly. Check the charges in the provider's console."
+        )
+    return {
+        "summary": summary,
+        "first_failure": first,
+        "causes": causes,
+        "retried": retried,
+        "overspend": overspend,
+    }
+
+
+def _stopped_markdown(stop: dict[str, Any]) -> list[str]:
+    parts = ["## Why the run stopped\n", stop["summary"] + "\n"]
+    if stop["overspend"]:
+        parts.append(f"**{stop['overspend']}**\n")
+    first = stop["first_failure"]
+    if first is not None and not first["halted"]:
+        parts.append(
+            f"First failing call: `{first['cell_id']}` step {first['step']} "
+            f"(`{first['reason']}`): {first['detail'] or first['status']}.\n"
+        )
+    if stop["causes"]:
+        parts.append("Calls not completed (or halting), by cause:\n")
+        parts.append(_table(stop["causes"], ["status", "cause", "calls", "example"]))
+    if stop["retried"]:
+        parts.append("Calls that took more than one attempt (every other call took one):\n")
+        parts.append(_table(stop["retried"], ["cell_id", "step", "status", "attempts"]))
+    return parts
+
+
 def _table(rows: list[dict[str, Any]], columns: list[str]) -> str:
     if not rows:
         return "_none_\n"
     lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
     lines += [
-        "| " + " | ".join("" if r[c] is None else str(r[c]) for c in columns) + " |" for r in rows
+        "| " + " | ".join("—" if r[c] is None else str(r[c]) for c in columns) + " |" for r in rows
     ]
     return "\n".join(lines) + "\n"
 
@@ -121,12 +212,25 @@ def _header(report: dict[str, Any]) -> list[str]:
             f"**Deviation from the plan:** scored with evaluator {scored}; the plan preregistered "
             f"v{preregistered}. This is a rescoring, not the preregistered analysis.\n"
         )
+    if run["extraction"] not in ([], [run["preregistered_extraction"]]):
+        used = ", ".join(f"v{v}" for v in run["extraction"])
+        parts.append(
+            f"**Deviation from the plan:** candidates extracted with rules {used}; the plan "
+            f"preregistered v{run['preregistered_extraction']}.\n"
+        )
     if run["authorization"] == "awaiting-authorization":
+        partial = ""
+        if run["admitted_requests"] < run["requests"]:
+            partial = (
+                f" Warning: **the ceiling admits {run['admitted_requests']} of {run['requests']} "
+                "requests**, so the run would halt part-way (raise ceiling_usd, or authorize "
+                "with --accept-partial)."
+            )
         parts.append(
             f"**Awaiting authorization.** Nothing was spent. Plan hash `{run['plan_hash']}`, "
             f"{run['cells']} cells, {run['requests']} requests, worst-case cost "
-            f"${run['worst_case_usd']:.2f}. Inspect with `assay plan show {run['run']}`, then "
-            f"`assay authorize {run['run']} --plan-hash HASH`.\n"
+            f"${run['worst_case_usd']:.2f}.{partial} Inspect with `assay plan show "
+            f"{run['run']}`, then `assay authorize {run['run']} --plan-hash HASH`.\n"
         )
     return parts
 
@@ -137,6 +241,7 @@ def render_markdown(report: dict[str, Any]) -> str:
     parts = [f"# {kind.title}: {report['run']['run']}\n", *_header(report)]
     parts.append("## Provider calls\n")
     parts.append(_table(report["execution"], ["status", "calls", "reserved_usd", "reported_usd"]))
+    parts += _stopped_markdown(report["stopped"])
     parts.append("## Paired sign test (reference arm against each arm)\n")
     parts.append(
         f"Lower ordinal median over repeats ({scale}); a subject with any missing cell is incomplete "
@@ -187,12 +292,15 @@ def build_all(con: duckdb.DuckDBPyConnection) -> dict[str, dict[str, dict[str, A
     return {kind.name: build_reports(con, kind) for kind in KINDS}
 
 
+def report_json(report: dict[str, Any]) -> str:
+    """A report's JSON file: sorted, indented, one form only (export recomputes it)."""
+    return json.dumps(report, indent=2, sort_keys=True, default=str) + "\n"
+
+
 def write_reports(reports: dict[str, dict[str, dict[str, Any]]], out: Path) -> None:
     for kind_name, per_run in reports.items():
         for name, report in per_run.items():
             folder = out / "runs" / name
             folder.mkdir(parents=True, exist_ok=True)
-            (folder / f"{kind_name}.json").write_text(
-                json.dumps(report, indent=2, sort_keys=True, default=str) + "\n"
-            )
+            (folder / f"{kind_name}.json").write_text(report_json(report))
             (folder / f"{kind_name}.md").write_text(render_markdown(report))

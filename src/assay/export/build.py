@@ -1,0 +1,254 @@
+"""``export_run``: one run's ``abstraction/`` and ``correctness/`` bundles, in a new folder.
+
+Each bundle mirrors the pipeline's layout (``data/<stage>/<run or scenario>/…``), so the report
+is recomputed from it by the same DuckDB views and queries the ``report`` stage runs
+(:func:`assay.export.report.bundle_report`). Every record is validated against its JSON Schema
+before it is written; every Parquet table is rewritten with its published columns only.
+
+The destination must not exist or be an empty folder. Both bundles are written into a
+temporary sibling folder and moved into place in one rename, so an interrupted export leaves
+no half-written destination and an existing one is never overwritten.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from assay.digest import sha256_hex
+from assay.errors import EvidenceError
+from assay.export import manifest as mf
+from assay.export.report import bundle_report, report_files
+from assay.export.selection import EVIDENCE_TABLES, KINDS, SHARED_TABLES, Table
+from assay.ledger import LEDGER_FILE
+from assay.ledger_records import LEDGER_RECORDS
+from assay.plan import load_plan
+from assay.records import Frozen
+from assay.schemas import NAMES, first_error, render
+from assay.tables import schema_for
+
+
+class ExportError(EvidenceError):
+    """The destination is not new and empty, or the run's records are missing or invalid."""
+
+
+class Exported(Frozen):
+    run: str
+    destination: str
+    run_manifest_sha256: str
+    bundles: dict[str, int]
+    """Files per bundle."""
+
+
+def _check_destination(destination: Path) -> None:
+    if destination.is_symlink() or (destination.exists() and not destination.is_dir()):
+        raise ExportError(f"{destination}: exists and is not a folder; export needs a new one")
+    if destination.is_dir() and any(destination.iterdir()):
+        raise ExportError(
+            f"{destination}: not empty; export writes only into a new, empty destination"
+        )
+
+
+def _json_record(path: Path, schema: str, record: str) -> bytes:
+    data = path.read_bytes()
+    error = first_error(schema, record, json.loads(data))
+    if error:
+        raise ExportError(f"{path}: not a valid {record} ({schema}): {error}")
+    return data
+
+
+def _table_bytes(table: Table, source: Path, run: str) -> bytes:
+    """The table's published columns (and, for per-run tables, the run's rows) as Parquet."""
+    if not source.exists():
+        raise ExportError(f"{source}: missing; run `dvc repro` first")
+    arrow = pq.read_table(source)
+    missing = [c for c in table.columns if c not in arrow.column_names]
+    if missing:
+        raise ExportError(f"{source}: no column {missing[0]!r}")
+    rows = arrow.select(list(table.columns)).to_pylist()
+    if table.source.per == "run":
+        rows = [row for row in rows if row["run"] == run]
+    record = table.row.__name__
+    for index, row in enumerate(rows):
+        error = first_error(table.schema_name, record, row)
+        if error:
+            raise ExportError(f"{source}: row {index} is not a valid {record}: {error}")
+    with tempfile.TemporaryFile() as handle:
+        pq.write_table(pa.Table.from_pylist(rows, schema=schema_for(table.row)), handle)
+        handle.seek(0)
+        return handle.read()
+
+
+def _ledger_files(ledger: Path) -> Iterator[tuple[str, bytes]]:
+    """The ledger's complete lines (each validated) and the bodies its outcomes name."""
+    path = ledger / LEDGER_FILE
+    if not path.exists():
+        return
+    raw = path.read_bytes()
+    complete = raw[: raw.rfind(b"\n") + 1]  # a torn last line was never acted on
+    digests: list[str] = []
+    for number, line in enumerate(complete.splitlines(), start=1):
+        record = json.loads(line)
+        name = LEDGER_RECORDS.get(record.get("type"))
+        error = (
+            first_error("paa-operating-record", name, record)
+            if name
+            else f"unknown line type {record.get('type')!r}"
+        )
+        if error:
+            raise ExportError(f"{path}: line {number}: {error}")
+        for field in ("response_digest", "text_digest"):
+            if record.get(field):
+                digests.append(record[field])
+    yield f"ledger/{LEDGER_FILE}", complete
+    for digest in sorted(set(digests)):
+        body = (ledger / "objects" / digest).read_bytes()
+        if sha256_hex(body) != digest:
+            raise ExportError(f"{ledger / 'objects' / digest}: content does not match its name")
+        yield f"ledger/objects/{digest}", body
+
+
+def run_records(data: Path, ledger_root: Path, run: str) -> tuple[dict[str, bytes], mf.RunManifest]:
+    """Every immutable record of ``run`` (bundle path → bytes) and the run manifest over them."""
+    plan_path = data / "plan" / run / "plan.json"
+    if not plan_path.exists():
+        raise ExportError(f"{plan_path}: missing; run `dvc repro` first")
+    plan = load_plan(plan_path.read_bytes())
+    recorded_hash = (plan_path.parent / "plan.sha256").read_text(encoding="ascii").strip()
+    if recorded_hash != plan.hash:
+        raise ExportError(f"{plan_path}: its hash is not the one in plan.sha256")
+    files: dict[str, bytes] = {
+        f"data/plan/{run}/plan.json": _json_record(plan_path, "paa-operating-record", "Plan"),
+        f"data/plan/{run}/plan.sha256": (plan_path.parent / "plan.sha256").read_bytes(),
+        f"data/authorize/{run}/authorization.json": _json_record(
+            data / "authorize" / run / "authorization.json", "paa-operating-record", "Authorization"
+        ),
+        f"data/subjects/{plan.scenario}/sources.json": (
+            data / "subjects" / plan.scenario / "sources.json"
+        ).read_bytes(),
+    }
+    if sha256_hex(files[f"data/subjects/{plan.scenario}/sources.json"]) != plan.fixture_sources:
+        raise ExportError(f"data/subjects/{plan.scenario}/sources.json: not the plan's fixtures")
+    image = data / "image" / "standard.json"
+    if image.exists():
+        files["data/image/standard.json"] = _json_record(
+            image, "paa-operating-record", "ImageRecord"
+        )
+    for table in SHARED_TABLES:
+        relative = table.path(run, plan.scenario)
+        files[relative] = _table_bytes(table, data / relative.removeprefix("data/"), run)
+    files.update(_ledger_files(ledger_root / run / plan.hash))
+    candidates = pq.read_table(data / "extract" / run / "candidates.parquet")
+    versions = sorted(set(candidates.column("extraction_version").to_pylist()))
+    manifest = mf.seal(
+        mf.RunManifest(
+            run=run,
+            scenario=plan.scenario,
+            plan_hash=plan.hash,
+            simulated=plan.model.provider == "simulated",
+            fixture_sources=plan.fixture_sources,
+            image_id=plan.sandbox.get("image_id"),
+            tools=plan.tools,
+            extraction_versions=tuple(versions),
+            files=tuple(mf.entry(path, files[path]) for path in sorted(files)),
+        )
+    )
+    return files, manifest
+
+
+def _checked(manifest: mf.M) -> bytes:
+    """The manifest's bytes, after validating it against its schema like every record."""
+    name = type(manifest).__name__
+    error = first_error("paa-operating-record", name, manifest.model_dump(mode="json"))
+    if error:
+        raise ExportError(f"{name} of {getattr(manifest, 'run', '?')}: {error}")
+    return mf.dump(manifest)
+
+
+def _write(root: Path, files: dict[str, bytes]) -> None:
+    for relative, data in files.items():
+        target = root / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+
+
+def _write_bundle(
+    root: Path,
+    kind: str,
+    data: Path,
+    shared: dict[str, bytes],
+    manifest: mf.RunManifest,
+) -> int:
+    run, scenario = manifest.run, manifest.scenario
+    own: dict[str, bytes] = {f"schemas/{name}.json": render(name).encode() for name in NAMES}
+    for table in EVIDENCE_TABLES[kind]:
+        relative = table.path(run, scenario)
+        own[relative] = _table_bytes(table, data / relative.removeprefix("data/"), run)
+    manifest_bytes = _checked(manifest)
+    _write(root, {**shared, **own, mf.RUN_MANIFEST: manifest_bytes})
+    report = bundle_report(root, kind, run)
+    own.update(report_files(kind, report))
+    _write(root, own)
+    tables = (*SHARED_TABLES, *EVIDENCE_TABLES[kind])
+    bundle = mf.seal(
+        mf.BundleManifest(
+            kind=kind,  # type: ignore[arg-type]
+            run=run,
+            plan_hash=manifest.plan_hash,
+            run_manifest_sha256=sha256_hex(manifest_bytes),
+            columns={table.name: table.columns for table in tables},
+            files=tuple(mf.entry(path, own[path]) for path in sorted(own)),
+        )
+    )
+    (root / mf.BUNDLE_MANIFEST).write_bytes(_checked(bundle))
+    return len(shared) + len(own) + 2
+
+
+def _compare_with_pipeline(destination: Path, data: Path, run: str) -> None:
+    """Each bundle's report must be the pipeline's report of the run, byte for byte."""
+    for kind in KINDS:
+        ours = destination / kind / "report" / f"{kind}.json"
+        theirs = data / "report" / "runs" / run / f"{kind}.json"
+        if theirs.exists() and ours.read_bytes() != theirs.read_bytes():
+            raise ExportError(
+                f"{kind} bundle of {run}: the report recomputed from the bundle differs from "
+                f"{theirs}; run `dvc repro` so the report is current, then export again"
+            )
+
+
+def export_run(run: str, data: Path, ledger_root: Path, destination: Path) -> Exported:
+    """Write ``destination/abstraction`` and ``destination/correctness`` for ``run``."""
+    _check_destination(destination)
+    shared, manifest = run_records(data, ledger_root, run)
+    parent = destination.absolute().parent
+    parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{destination.name}.", dir=parent))
+    try:
+        counts = {
+            kind: _write_bundle(staging / kind, kind, data, shared, manifest) for kind in KINDS
+        }
+        _compare_with_pipeline(staging, data, run)
+        _check_destination(destination)
+        try:
+            os.rename(staging, destination)  # onto a missing or empty folder only
+        except OSError as exc:
+            raise ExportError(f"{destination}: {exc.strerror}; nothing was exported") from None
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging)
+    return Exported(
+        run=run,
+        destination=str(destination),
+        run_manifest_sha256=sha256_hex(mf.dump(manifest)),
+        bundles=counts,
+    )
+
+
+__all__ = ["ExportError", "Exported", "export_run", "run_records"]

@@ -1,0 +1,304 @@
+"""``verify_bundle``: check a bundle from its own bytes alone, offline (no network, no Docker).
+
+In order, stopping at the first difference (a value, never an exception):
+
+1. the bundle manifest and the run manifest: each parses, is in its one written form, and
+   matches its own ``digest``; the run manifest is the one the bundle manifest names;
+2. every file: listed in a manifest, present, and with the listed sha256 (nothing extra);
+3. every record: valid against the bundle's JSON Schemas; every Parquet table holds exactly
+   its published columns;
+4. the run records agree: plan hash, authorization, fixture digests, ledger header, every
+   call's response body and text against the ledger, every response body under its digest;
+5. candidates are re-extracted from the responses with the recorded extraction version, and
+   (abstraction bundle) structural verdicts are scored again with the recorded evaluator
+   version; correctness results are not re-run (that needs Docker and the hidden vectors);
+6. the report is recomputed from the bundle (the pipeline's own DuckDB SQL) and compared
+   byte for byte with the bundled report.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+from pydantic import ValidationError
+
+from assay.digest import sha256_hex
+from assay.evidence import CandidateRow
+from assay.export import manifest as mf
+from assay.export.report import bundle_report, report_files
+from assay.export.selection import EVIDENCE_TABLES, SHARED_TABLES, Table
+from assay.extract import VERSIONS, extract_candidate
+from assay.ledger_records import LEDGER_RECORDS
+from assay.pipeline.structure import verdict_for
+from assay.plan import load_plan
+from assay.records import Frozen
+from assay.schemas import first_error
+
+M = TypeVar("M", mf.RunManifest, mf.BundleManifest)
+
+
+class Verification(Frozen):
+    bundle: str
+    path: str | None = None
+    """The first file that differs (relative to the bundle); ``None`` when verified."""
+    reason: str | None = None
+
+    @property
+    def verified(self) -> bool:
+        return self.path is None
+
+    def line(self) -> str:
+        return "verified" if self.verified else f"{self.path}: {self.reason}"
+
+
+class Differs(Exception):
+    """Internal: the first difference found (turned into a ``Verification`` at the top)."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
+def verify_bundle(bundle: Path) -> Verification:
+    try:
+        _verify(bundle)
+    except Differs as difference:
+        return Verification(bundle=str(bundle), path=difference.path, reason=difference.reason)
+    return Verification(bundle=str(bundle))
+
+
+def _read_manifest(bundle: Path, name: str, model: type[M]) -> tuple[M, bytes]:
+    path = bundle / name
+    if not path.is_file():
+        raise Differs(name, "missing")
+    data = path.read_bytes()
+    try:
+        manifest = model.model_validate_json(data)
+    except ValidationError as exc:
+        raise Differs(name, f"not a valid manifest: {exc.errors()[0]['msg']}") from None
+    if mf.dump(manifest) != data or mf.self_digest(manifest) != manifest.digest:
+        raise Differs(name, "differs from its own digest")
+    return manifest, data
+
+
+def _files(bundle: Path) -> Iterator[str]:
+    for path in sorted(bundle.rglob("*")):
+        if path.is_symlink() or not path.is_dir():
+            yield path.relative_to(bundle).as_posix()
+
+
+def _check_files(bundle: Path, listed: dict[str, mf.FileEntry]) -> None:
+    expected = {mf.BUNDLE_MANIFEST, mf.RUN_MANIFEST, *listed}
+    for relative in sorted(expected | set(_files(bundle))):
+        path = bundle / relative
+        if relative not in expected:
+            raise Differs(relative, "not listed in the bundle's manifests")
+        if relative in (mf.BUNDLE_MANIFEST, mf.RUN_MANIFEST):
+            continue
+        if path.is_symlink() or not path.is_file():
+            raise Differs(relative, "missing")
+        data = path.read_bytes()
+        if sha256_hex(data) != listed[relative].sha256 or len(data) != listed[relative].bytes:
+            raise Differs(relative, "differs from its manifest entry (sha256)")
+
+
+class _Bundle:
+    """Read access to a bundle whose files all match their manifest entries."""
+
+    def __init__(self, root: Path, kind: str, run: str, scenario: str) -> None:
+        self.root, self.kind, self.run, self.scenario = root, kind, run, scenario
+
+    def schema(self, name: str) -> str:
+        return (self.root / "schemas" / f"{name}.json").read_text(encoding="utf-8")
+
+    def check(self, relative: str, schema: str, record: str, value: Any) -> None:
+        error = first_error(schema, record, value, self.schema(schema))
+        if error:
+            raise Differs(relative, f"not a valid {record} ({schema}): {error}")
+
+    def json(self, relative: str, schema: str, record: str) -> Any:
+        try:
+            value = json.loads((self.root / relative).read_bytes())
+        except ValueError as exc:
+            raise Differs(relative, f"not JSON: {exc}") from None
+        self.check(relative, schema, record, value)
+        return value
+
+    def table(self, table: Table, columns: dict[str, tuple[str, ...]]) -> list[dict[str, Any]]:
+        relative = table.path(self.run, self.scenario)
+        try:
+            arrow = pq.read_table(self.root / relative)
+        except (pa.ArrowException, OSError) as exc:
+            raise Differs(relative, f"not a Parquet table: {exc}") from None
+        if tuple(arrow.column_names) != table.columns or columns.get(table.name) != table.columns:
+            raise Differs(relative, f"columns are not the published ones: {arrow.column_names}")
+        rows = arrow.to_pylist()
+        for index, row in enumerate(rows):
+            error = first_error(table.schema_name, table.row.__name__, row,
+                                self.schema(table.schema_name))  # fmt: skip
+            if error:
+                raise Differs(relative, f"row {index}: {error}")
+        return rows
+
+
+def _verify(root: Path) -> None:
+    bundle_manifest, _ = _read_manifest(root, mf.BUNDLE_MANIFEST, mf.BundleManifest)
+    run_manifest, run_bytes = _read_manifest(root, mf.RUN_MANIFEST, mf.RunManifest)
+    if sha256_hex(run_bytes) != bundle_manifest.run_manifest_sha256:
+        raise Differs(mf.RUN_MANIFEST, "is not the run manifest the bundle manifest names")
+    if (run_manifest.run, run_manifest.plan_hash) != (
+        bundle_manifest.run,
+        bundle_manifest.plan_hash,
+    ):
+        raise Differs(mf.RUN_MANIFEST, "names another run or plan than bundle.json")
+    listed = {e.path: e for e in (*run_manifest.files, *bundle_manifest.files)}
+    _check_files(root, listed)
+    bundle = _Bundle(root, bundle_manifest.kind, run_manifest.run, run_manifest.scenario)
+    for name, document in ((mf.BUNDLE_MANIFEST, bundle_manifest), (mf.RUN_MANIFEST, run_manifest)):
+        bundle.check(name, "paa-operating-record", type(document).__name__,
+                     document.model_dump(mode="json"))  # fmt: skip
+    for check in _CHECKS:
+        check(bundle, run_manifest, bundle_manifest)
+
+
+def _run_records(bundle: _Bundle, run: mf.RunManifest, _: mf.BundleManifest) -> None:
+    plan_path = f"data/plan/{run.run}/plan.json"
+    bundle.json(plan_path, "paa-operating-record", "Plan")
+    plan = load_plan((bundle.root / plan_path).read_bytes())
+    hash_path = f"data/plan/{run.run}/plan.sha256"
+    if plan.hash != run.plan_hash:
+        raise Differs(plan_path, "its hash is not the manifest's plan hash")
+    if (bundle.root / hash_path).read_text(encoding="ascii").strip() != plan.hash:
+        raise Differs(hash_path, "is not the plan's hash")
+    auth_path = f"data/authorize/{run.run}/authorization.json"
+    if bundle.json(auth_path, "paa-operating-record", "Authorization")["plan_hash"] != plan.hash:
+        raise Differs(auth_path, "authorizes another plan")
+    sources = f"data/subjects/{run.scenario}/sources.json"
+    if sha256_hex((bundle.root / sources).read_bytes()) != plan.fixture_sources:
+        raise Differs(sources, "is not the fixture manifest the plan binds")
+    if plan.sandbox.get("image_id") != run.image_id:
+        raise Differs(plan_path, "pins another sandbox image than the manifest")
+    image = "data/image/standard.json"
+    if (bundle.root / image).exists():
+        pinned = bundle.json(image, "paa-operating-record", "ImageRecord")["image_id"]
+        if run.image_id is not None and pinned != run.image_id:
+            raise Differs(image, "is not the image the plan pins")
+
+
+def _ledger(bundle: _Bundle, run: mf.RunManifest) -> dict[str, dict[str, Any]]:
+    """The ledger's outcomes by call key (empty when the run never opened a ledger)."""
+    relative = "ledger/ledger.jsonl"
+    outcomes: dict[str, dict[str, Any]] = {}
+    if not (bundle.root / relative).exists():
+        return outcomes
+    for number, line in enumerate((bundle.root / relative).read_bytes().splitlines(), 1):
+        try:
+            record = json.loads(line)
+        except ValueError:
+            raise Differs(relative, f"line {number} is not JSON") from None
+        name = LEDGER_RECORDS.get(record.get("type"))
+        if name is None:
+            raise Differs(relative, f"line {number}: unknown record type")
+        error = first_error("paa-operating-record", name, record,
+                            bundle.schema("paa-operating-record"))  # fmt: skip
+        if error:
+            raise Differs(relative, f"line {number}: {error}")
+        if name == "LedgerHeader" and record["plan_hash"] != run.plan_hash:
+            raise Differs(relative, "the ledger belongs to another plan")
+        if name == "LedgerOutcome":
+            outcomes[record["key"]] = record
+    for digest in sorted({d for o in outcomes.values() for d in _digests(o)}):
+        body = bundle.root / "ledger" / "objects" / digest
+        if not body.is_file():
+            raise Differs(f"ledger/objects/{digest}", "missing (named by the ledger)")
+        if sha256_hex(body.read_bytes()) != digest:
+            raise Differs(f"ledger/objects/{digest}", "content does not match its name")
+    return outcomes
+
+
+def _digests(outcome: dict[str, Any]) -> list[str]:
+    return [outcome[f] for f in ("response_digest", "text_digest") if outcome.get(f)]
+
+
+def _calls_and_candidates(bundle: _Bundle, run: mf.RunManifest, own: mf.BundleManifest) -> None:
+    tables = {t.name: bundle.table(t, own.columns) for t in SHARED_TABLES}
+    outcomes = _ledger(bundle, run)
+    cells_path = SHARED_TABLES[2].path(run.run, run.scenario)
+    for index, call in enumerate(tables["cells"]):
+        if call["response_digest"] is None:
+            continue
+        outcome = outcomes.get(f"{call['cell_id']}#{call['step']}")
+        if outcome is None or outcome["response_digest"] != call["response_digest"]:
+            raise Differs(cells_path, f"row {index}: its response is not the ledger's")
+        if call["text"] is not None and sha256_hex(call["text"]) != outcome["text_digest"]:
+            raise Differs(cells_path, f"row {index}: its text is not the stored completion text")
+    candidates_path = SHARED_TABLES[3].path(run.run, run.scenario)
+    calls = {(c["cell_id"], c["step"]): c for c in tables["cells"]}
+    for index, candidate in enumerate(tables["candidates"]):
+        answered = calls.get((candidate["cell_id"], candidate["step"]))
+        version = candidate["extraction_version"]
+        if answered is None or version not in VERSIONS:
+            raise Differs(candidates_path, f"row {index}: no such call or extraction version")
+        text = answered["text"] if answered["status"] == "completed" else None
+        again = extract_candidate(text, version)
+        if (again.status, again.source) != (candidate["extract_status"], candidate["source"]):
+            raise Differs(candidates_path, f"row {index}: not what extraction v{version} gives")
+    evidence = {t.name: bundle.table(t, own.columns) for t in EVIDENCE_TABLES[own.kind]}
+    if "verdicts" in evidence:
+        _rescore(bundle, run, tables, evidence["verdicts"])
+    for index, row in enumerate(evidence.get("correctness", ())):
+        if row["image"] != run.image_id:
+            relative = EVIDENCE_TABLES["correctness"][0].path(run.run, run.scenario)
+            raise Differs(relative, f"row {index}: run in another image than the plan pins")
+
+
+def _rescore(
+    bundle: _Bundle,
+    run: mf.RunManifest,
+    tables: dict[str, list[dict[str, Any]]],
+    verdicts: list[dict[str, Any]],
+) -> None:
+    """Score every candidate again with the recorded structural evaluator version, from the
+    helper and primitives the bundle's subject table records (no hidden field is needed)."""
+    relative = EVIDENCE_TABLES["abstraction"][0].path(run.run, run.scenario)
+    subjects = {(s["subject"], s["arm"]): s for s in tables["subjects"]}
+    candidates = {(c["cell_id"], c["step"]): CandidateRow(**c) for c in tables["candidates"]}
+    if len(verdicts) != len(candidates):
+        raise Differs(relative, "does not hold one verdict per candidate")
+    for index, row in enumerate(verdicts):
+        candidate = candidates.get((row["cell_id"], row["step"]))
+        subject = subjects.get((row["subject"], row["arm"]))
+        if candidate is None or subject is None:
+            raise Differs(relative, f"row {index}: no such candidate or subject")
+        try:
+            again = verdict_for(candidate, subject["helper"], subject["helper_module"],
+                                subject["primitives"], row["evaluator_version"])  # fmt: skip
+        except (KeyError, ValueError):
+            raise Differs(relative, f"row {index}: unknown evaluator version") from None
+        if again != (row["verdict"], row["reason"]):
+            raise Differs(relative, f"row {index}: not what evaluator "
+                          f"v{row['evaluator_version']} gives ({again[0]}, {again[1]})")  # fmt: skip
+
+
+def _report(bundle: _Bundle, run: mf.RunManifest, own: mf.BundleManifest) -> None:
+    try:
+        report = bundle_report(bundle.root, own.kind, run.run)
+    except (duckdb.Error, FileNotFoundError, KeyError) as exc:
+        raise Differs(f"report/{own.kind}.json", f"cannot be recomputed: {exc}") from None
+    for relative, data in report_files(own.kind, report).items():
+        if (bundle.root / relative).read_bytes() != data:
+            raise Differs(relative, "differs from the report recomputed from the bundle")
+
+
+_CHECKS: tuple[Callable[[_Bundle, mf.RunManifest, mf.BundleManifest], None], ...] = (
+    _run_records,
+    _calls_and_candidates,
+    _report,
+)

@@ -1,0 +1,31 @@
+"""``export`` stage: the run's ``abstraction/`` and ``correctness/`` bundles, each verified.
+
+DVC deletes ``data/export/<run>`` before the stage runs, so the destination is always new.
+The ledger is read from ``ledger_root`` (outside DVC's outputs); the stage depends on the
+execute stage's table, which changes whenever the ledger does.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from assay import evidence
+from assay.export.build import Exported, ExportError, export_run
+from assay.export.selection import KINDS
+from assay.export.verify import verify_bundle
+from assay.params import Params
+
+
+def export_dir(run_id: str) -> Path:
+    return evidence.DATA / "export" / run_id
+
+
+def run(run_id: str, params: Params) -> Exported:
+    params.run(run_id)
+    destination = export_dir(run_id)
+    exported = export_run(run_id, evidence.DATA, Path(params.ledger_root), destination)
+    for kind in KINDS:
+        result = verify_bundle(destination / kind)
+        if not result.verified:
+            raise ExportError(f"{destination / kind} does not verify: {result.line()}")
+    return exported
