@@ -6,12 +6,16 @@ needs after the candidate is imported is captured into locals first: the answer 
 duplicated, the encoder's primitives (exact ``type`` checks, ``int``/``float`` reprs, the C
 string escaper) are bound, and only then is the target module imported and ``implement``
 called. The answer is exactly one frame ``ASSAY-ANSWER <n>\\n<n bytes of JSON>`` whose JSON is
-``{"kind": "value", "value": …}``, ``{"kind": "exception", "type": name}`` or
+``{"kind": "value", "value": …}``, ``{"kind": "exception", "type": name, "message": text}``
+(``BaseException.__str__`` of an exception whose arguments are all exact ``str``/``int``/
+``float``, cut to :data:`MESSAGE_CHARS` characters and to the answer budget; ``null`` otherwise,
+so no candidate code runs to make it) or
 ``{"kind": "unsupported"}`` (a value that is not built of exact JSON builtin types, or is too
 large). The process then ends with ``os._exit(0)`` so no candidate hook runs after it.
 """
 
 OOM_SCORE_ADJ = "1000"
+MESSAGE_CHARS = 200
 
 
 def _run():
@@ -36,6 +40,11 @@ def _run():
     encode_text = str.encode
     length = len
     reversed_range = range
+    exception_text = BaseException.__str__
+    exception_args = BaseException.__dict__["args"].__get__
+    str_slice = str.__getitem__
+    make_slice = slice
+    tuple_type = tuple
     kinds = (type(None), bool, int, float, str, list, dict)
     none_type, bool_type, int_type, float_type, str_type, list_type, dict_type = kinds
 
@@ -123,7 +132,27 @@ def _run():
         result = module.implement(case_input)
     except BaseException as exc:  # noqa: BLE001 - every failure of candidate code is an answer
         name = type_name(exact_type(exc))
-        answer('{"kind":"exception","type":' + encode_basestring_ascii(name) + "}")
+        message = "null"
+        try:  # only plain arguments, through BaseException.__str__: no candidate code runs
+            arguments = exception_args(exc)
+            plain = exact_type(arguments) is tuple_type
+            if plain:
+                for argument in arguments:
+                    kind = exact_type(argument)
+                    if not (kind is str_type or kind is int_type or kind is float_type):
+                        plain = False
+            text = exception_text(exc) if plain else None
+            if exact_type(text) is str_type:
+                room = (budget - 64 - length(name)) // 6
+                limit = MESSAGE_CHARS if MESSAGE_CHARS < room else room
+                if limit > 0:
+                    message = encode_basestring_ascii(str_slice(text, make_slice(0, limit)))
+        except BaseException:  # noqa: BLE001 - e.g. an int too long to print: no message
+            message = "null"
+        answer(
+            '{"kind":"exception","type":' + encode_basestring_ascii(name)
+            + ',"message":' + message + "}"
+        )
     try:
         text = encode(result)
     except BaseException:  # noqa: BLE001 - e.g. an int too long to print

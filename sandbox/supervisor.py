@@ -21,6 +21,11 @@ forked child cannot write it before exec) with a fixed environment, its own sess
 parsed, and one answer pipe. After the child exits, times out or floods, every process of
 the container except this one is killed and reaped, and /tmp is wiped before the next case.
 
+A case's deadline counts only time the candidate could use (see ``CaseClock``): the
+container's CPU time against the CPU budget, and wall-clock time minus the time the candidate
+waited for a CPU against the deadline, under a fixed wall-clock ceiling. A loaded host slows a
+case down but cannot time it out.
+
 The supervisor is non-dumpable, so a child of the same UID cannot open ``/proc/1/fd``,
 ``/proc/1/mem`` or ``/proc/1/environ`` (the secret stays here), nor ptrace it; as PID 1 of its
 namespace it ignores every signal a child can send it.
@@ -54,8 +59,14 @@ CHILD_ENV = {
     "PATH": "/usr/bin:/bin",
     "HOME": "/tmp",
 }
+MESSAGE_CHARS = 200
+"""An exception message is cut to this many characters (local evidence, never published)."""
 EXCEPTION_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]{0,127}$")
 CLEANUP_ROUNDS = 200
+POLL_SECONDS = 0.05
+CGROUP_V2_CPU_STAT = "/sys/fs/cgroup/cpu.stat"
+CGROUP_V1_CPU_USAGE = "/sys/fs/cgroup/cpuacct/cpuacct.usage"
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
 class HostGone(Exception):
@@ -205,19 +216,99 @@ def spawn_child(stdin_r, stdout_w, stderr_w, answer_w):
     return pid
 
 
+def container_cpu_ns():
+    """CPU time of every process in this container (its cgroup, v2 or v1), or None."""
+    try:
+        with open(CGROUP_V2_CPU_STAT, encoding="ascii") as stat_file:
+            for line in stat_file:
+                key, _, value = line.partition(" ")
+                if key == "usage_usec":
+                    return int(value) * 1000
+    except (OSError, ValueError):
+        pass
+    try:
+        with open(CGROUP_V1_CPU_USAGE, encoding="ascii") as usage:
+            return int(usage.read())
+    except (OSError, ValueError):
+        return None
+
+
+def process_cpu_ns(pid):
+    """CPU time of ``pid`` and its reaped children (``/proc/<pid>/stat``); 0 once it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as stat_file:
+            fields = stat_file.read().rpartition(")")[2].split()
+        ticks = sum(int(field) for field in fields[11:15])  # utime stime cutime cstime
+    except (OSError, ValueError):
+        return 0
+    return ticks * 1_000_000_000 // CLOCK_TICKS
+
+
+def run_delay_ns(pid):
+    """How long ``pid`` has waited on a run queue for a CPU (``/proc/<pid>/schedstat``)."""
+    try:
+        with open(f"/proc/{pid}/schedstat", encoding="ascii") as schedstat:
+            return int(schedstat.read().split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+class CaseClock:
+    """Whether a case has used up its deadline, counting only time the candidate could use.
+
+    The case times out when the container's CPU time since the start passes ``cpu_budget``, or
+    when wall-clock time minus the time the candidate waited for a CPU passes ``deadline`` (a
+    sleeping or blocked candidate still ends at its deadline). When wall-clock time passes
+    ``ceiling`` first, the host starved the case: that is reported as ``starved``, which the
+    host records as missing evidence, never as ``incorrect``. Without a readable cgroup the
+    candidate's own process CPU time stands in for the container's.
+    """
+
+    def __init__(self, pid, deadline, cpu_budget, ceiling):
+        self.pid = pid
+        self.deadline = deadline
+        self.cpu_budget_ns = int(cpu_budget * 1_000_000_000)
+        self.ceiling = ceiling
+        self.cgroup = container_cpu_ns() is not None
+        self.start = time.monotonic()
+        self.cpu_start = self.cpu_ns()
+        self.delay_start = run_delay_ns(pid)
+
+    def cpu_ns(self):
+        usage = container_cpu_ns() if self.cgroup else None
+        return process_cpu_ns(self.pid) if usage is None else usage
+
+    def expired(self):
+        """None while the case may go on; else ``timeout`` (the candidate used its deadline)
+        or ``starved`` (the ceiling passed first: the host, not the candidate, was slow)."""
+        wall = time.monotonic() - self.start
+        if self.cpu_ns() - self.cpu_start >= self.cpu_budget_ns:
+            return "timeout"
+        waited = (run_delay_ns(self.pid) - self.delay_start) / 1_000_000_000
+        if wall - waited >= self.deadline:
+            return "timeout"
+        if wall >= self.ceiling:
+            return "starved"
+        return None
+
+    def next_check(self):
+        """Seconds until the clock must be read again."""
+        return max(0.0, min(POLL_SECONDS, self.ceiling - (time.monotonic() - self.start)))
+
+
 class CaseRun:
     """One case: spawn, watch, classify."""
 
-    def __init__(self, request, deadline, output_cap, answer_cap):
+    def __init__(self, request, limits, output_cap, answer_cap):
         self.request = request
-        self.deadline = deadline
+        self.limits = limits
         self.output_cap = output_cap
         self.answer_cap = answer_cap
         self.output_bytes = 0
         self.answer = bytearray()
         self.flooded = False
         self.oversized = False
-        self.timed_out = False
+        self.timed_out = None
 
     def run(self):
         stdin_r, stdin_w = os.pipe()
@@ -232,17 +323,16 @@ class CaseRun:
         pending_input = memoryview(self.request)
         os.set_blocking(stdin_w, False)
         readers = {stdout_r: "output", stderr_r: "output", answer_r: "answer"}
-        end = time.monotonic() + self.deadline
+        clock = CaseClock(pid, *self.limits)
         exited = False
         try:
             while not exited:
-                remaining = end - time.monotonic()
-                if remaining <= 0:
-                    self.timed_out = True
+                self.timed_out = clock.expired()
+                if self.timed_out:
                     break
                 writers = [stdin_w] if pending_input else []
                 ready_r, ready_w, _ = select.select(
-                    list(readers) + [pidfd, 0], writers, [], remaining
+                    list(readers) + [pidfd, 0], writers, [], clock.next_check()
                 )
                 if 0 in ready_r and not os.read(0, 4096):
                     raise HostGone()
@@ -293,7 +383,7 @@ class CaseRun:
         if self.flooded:
             return {"outcome": "output-flood"}
         if self.timed_out:
-            return {"outcome": "timeout"}
+            return {"outcome": self.timed_out}
         if self.oversized:
             return {"outcome": "oversized-answer"}
         if not self.answer:
@@ -310,7 +400,11 @@ class CaseRun:
             name = answer.get("type")
             if not isinstance(name, str) or not EXCEPTION_NAME.match(name):
                 name = "<unnamed>"
-            return {"outcome": "exception", "exception_type": name}
+            message = answer.get("message")
+            record = {"outcome": "exception", "exception_type": name}
+            if isinstance(message, str):
+                record["exception_message"] = message[:MESSAGE_CHARS]
+            return record
         if kind == "unsupported":
             return {"outcome": "wrong-type"}
         return {"outcome": "tampering"}
@@ -337,7 +431,11 @@ def main():
     make_non_dumpable()
     payload = read_payload()
     channel = Channel(bytes.fromhex(payload["secret"]))
-    deadline = float(payload["case_deadline"])
+    limits = (
+        float(payload["case_deadline"]),
+        float(payload["cpu_budget"]),
+        float(payload["wall_ceiling"]),
+    )
     output_cap = int(payload["output_cap"])
     answer_cap = int(payload["answer_cap"])
     cases = payload["cases"]
@@ -357,7 +455,7 @@ def main():
         request = json.dumps(
             {"module": payload["module"], "input": case_input, "answer_cap": answer_cap}
         ).encode()
-        result = CaseRun(request, deadline, output_cap, answer_cap).run()
+        result = CaseRun(request, limits, output_cap, answer_cap).run()
         channel.send("case", index=index, **result)
     wipe_tmp()
     channel.send("done")

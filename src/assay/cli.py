@@ -39,6 +39,10 @@ COMMAND_MODULES = (
     "assay.commands.measure",
     "assay.commands.costs",
     "assay.commands.bundles",
+    "assay.commands.rescore",
+    "assay.commands.compare",
+    "assay.commands.adjudicate",
+    "assay.commands.show",
 )
 
 

@@ -129,11 +129,19 @@ class Executor:
         digest = outcome.get("text_digest")
         return self.ledger.load(digest).decode("utf-8") if digest else None
 
-    def run(self) -> list[CallRecord]:
+    def run(self, observe: Callable[[CallRecord], None] | None = None) -> list[CallRecord]:
+        """Every call's record in plan order; ``observe`` sees each one as it is decided."""
         state = self.ledger.state()
         if self.plan.budget.paid and state.begun:
-            return list(self._settle_finished_paid_run(state))
-        return list(self._send(state))
+            records = self._settle_finished_paid_run(state)
+        else:
+            records = self._send(state)
+        decided = []
+        for record in records:
+            if observe is not None:
+                observe(record)
+            decided.append(record)
+        return decided
 
     def _settle_finished_paid_run(self, state: LedgerState) -> Iterator[CallRecord]:
         """A paid run that already began: report it, send nothing."""

@@ -24,6 +24,17 @@ class LedgerHeader(Frozen):
     at: float
 
 
+class LedgerAuthorization(Frozen):
+    """Written by ``assay authorize`` into a paid run's ledger: the token params.yaml carries
+    and where the ledger was when it was issued (``assay.ledger.AuthorizationRecord``)."""
+
+    type: Literal["authorization"]
+    token: str
+    ledger_root: str
+    location: str
+    at: float
+
+
 class LedgerIntent(Frozen):
     type: Literal["intent"]
     key: str
@@ -64,6 +75,7 @@ class LedgerOutcome(Frozen):
 
 LEDGER_RECORDS = {
     "header": "LedgerHeader",
+    "authorization": "LedgerAuthorization",
     "intent": "LedgerIntent",
     "outcome": "LedgerOutcome",
     "halt": "LedgerHalt",

@@ -78,12 +78,30 @@ class Evaluators(Frozen):
 
     structure: StrictInt = 7
     extraction: StrictInt = 2
+    structure_runs: dict[str, StrictInt] = Field(default_factory=dict)
+    """Per-run rescoring (``assay rescore RUN --structure-version V``): the version that run's
+    reports score with instead of ``structure``. Every version is scored side by side anyway."""
+
+
+class CostRuns(Frozen):
+    """Which runs the duplication-cost report pools (``report.cost_runs``). Every filter given
+    must match; simulated runs are left out unless ``include_simulated`` is true."""
+
+    runs: tuple[str, ...] | None = None
+    scenarios: tuple[str, ...] | None = None
+    models: tuple[str, ...] | None = None
+    """Model profile names (keys of ``models``)."""
+    include_simulated: StrictBool = False
 
 
 class ReportOptions(Frozen):
     metrics_reference_arm: str | None = None
     """The arm every other arm is compared with in the metrics report (default: the scenario's
     reference arm, ``clean`` or ``mess-00``)."""
+    cost_runs: CostRuns = CostRuns()
+    adjudications: str = "adjudications.yaml"
+    """Human decisions on ``ambiguous`` cells (see ``assay adjudicate``); reported beside the
+    preregistered result, never instead of it."""
 
 
 SCHEDULER_ADDRESS = re.compile(r"^(tcp|tls)://[A-Za-z0-9.\-\[\]:]+:[0-9]{1,5}$")
@@ -150,6 +168,10 @@ class Params(Frozen):
         if problems:
             raise _ReferenceProblems(problems)
         return self
+
+    def structure_version(self, run_id: str) -> int:
+        """The structural evaluator version ``run_id``'s reports score with."""
+        return self.evaluators.structure_runs.get(run_id, self.evaluators.structure)
 
     def run(self, run_id: str) -> RunSpec:
         try:
@@ -237,9 +259,32 @@ def reference_problems(params: Params) -> list[Problem]:
                     message="list one or more distinct subject ids",
                 )
             )
+    for run_id in params.evaluators.structure_runs:
+        if run_id not in params.runs:
+            problems.append(
+                Problem(key="evaluators.structure_runs", message=f"unknown run {run_id!r}")
+            )
+    chosen = params.report.cost_runs
+    for field, known in (
+        ("runs", params.runs),
+        ("scenarios", params.scenarios),
+        ("models", params.models),
+    ):
+        unknown = sorted(set(getattr(chosen, field) or ()) - set(known))
+        if unknown:
+            problems.append(
+                Problem(
+                    key=f"report.cost_runs.{field}",
+                    message=f"unknown {', '.join(map(repr, unknown))} (declared: {_known(known)})",
+                )
+            )
     for key, version in (
         ("evaluators.structure", params.evaluators.structure),
         ("analysis.structure_evaluator", params.analysis.structure_evaluator),
+        *(
+            (f"evaluators.structure_runs.{run_id}", number)
+            for run_id, number in params.evaluators.structure_runs.items()
+        ),
     ):
         if version not in EVALUATOR_VERSIONS:
             problems.append(

@@ -120,3 +120,20 @@ def add_run(
         }
 
     _edit(path, change)
+
+
+def write_structure_version(path: Path, run: str, version: int) -> None:
+    """Score ``run``'s reports with structural evaluator ``version``
+    (``evaluators.structure_runs``; no entry when it is the global ``evaluators.structure``)."""
+
+    def change(document: Any) -> None:
+        evaluators = document.setdefault("evaluators", {})
+        per_run = evaluators.setdefault("structure_runs", {})
+        if version == evaluators.get("structure", 7):
+            per_run.pop(run, None)
+        else:
+            per_run[run] = version
+        if not per_run:
+            del evaluators["structure_runs"]
+
+    _edit(path, change)

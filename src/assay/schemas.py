@@ -46,15 +46,21 @@ def _members() -> dict[str, tuple[type[BaseModel], ...]]:
     from assay.export.manifest import BundleManifest, RunManifest
     from assay.export.selection import PublishedCorrectness
     from assay.fixtures.model import Task
-    from assay.ledger_records import LedgerHalt, LedgerHeader, LedgerIntent, LedgerOutcome
+    from assay.ledger_records import (
+        LedgerAuthorization,
+        LedgerHalt,
+        LedgerHeader,
+        LedgerIntent,
+        LedgerOutcome,
+    )
     from assay.plan import Plan
 
     return {
         "paa-task": (Task,),
         "paa-evidence-record": (CandidateRow, VerdictRow, PublishedCorrectness, MetricRow),
         "paa-operating-record": (
-            Plan, Authorization, CallRecord, LedgerHeader, LedgerIntent, LedgerOutcome,
-            LedgerHalt, ImageRecord, SubjectRow, PromptRow, RunManifest, BundleManifest,
+            Plan, Authorization, CallRecord, LedgerHeader, LedgerAuthorization, LedgerIntent,
+            LedgerOutcome, LedgerHalt, ImageRecord, SubjectRow, PromptRow, RunManifest, BundleManifest,
         ),
     }  # fmt: skip
 

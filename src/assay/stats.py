@@ -12,6 +12,10 @@
   ``duplicated``), *favouring the other* when lower, a tie otherwise. Ties are counted and
   excluded from the test. Fewer complete subjects than the minimum inference set makes the
   comparison descriptive-only (the test is still computed and reported).
+* :func:`decide`: the one place ``significant`` and ``descriptive_only`` are decided. Every
+  result here and every report row comes from it, so nothing says *significant* about a
+  comparison below the minimum inference set; a null result with many ties says it is weak
+  detection power, not equivalence.
 
 Invalid arguments raise as scipy does: ``TypeError`` for a count that is not an integer or an
 alpha that is not a number, ``ValueError`` for negative counts, alpha outside (0, 1) or a bad
@@ -36,6 +40,51 @@ ALPHA = 0.05
 Direction = Literal["reference", "other", "tie"]
 
 
+MANY_TIES_NOTE = "weak detection power, not evidence that the arms are equivalent"
+
+
+class Inference(Frozen):
+    """What may be said about one test: decided only by :func:`decide`."""
+
+    significant: bool
+    """``p_value < alpha`` and not descriptive-only."""
+    descriptive_only: bool
+    """Fewer complete subjects than the minimum inference set: report, do not infer."""
+    note: str
+    """One line for readers: significant, descriptive-only, or what a null result means."""
+
+
+def decide(
+    p_value: float,
+    alpha: float,
+    *,
+    non_tied: int,
+    ties: int = 0,
+    complete_subjects: int | None = None,
+    minimum_subjects: int = MINIMUM_SUBJECTS,
+) -> Inference:
+    """``significant`` and ``descriptive_only`` for one sign test, and how to read it.
+
+    ``complete_subjects=None`` judges a bare sign test (no minimum inference set applies).
+    A null result with at least as many ties as non-tied pairs is weak detection power, not
+    evidence of equivalence (the seed's method note), and says so.
+    """
+    descriptive = complete_subjects is not None and complete_subjects < minimum_subjects
+    significant = (not descriptive) and p_value < alpha
+    if descriptive:
+        note = (
+            f"descriptive only: {complete_subjects} complete subjects, fewer than the "
+            f"minimum inference set of {minimum_subjects}"
+        )
+    elif significant:
+        note = f"significant at alpha {alpha:g}"
+    elif ties and ties >= non_tied:
+        note = f"not significant with {ties} tied subjects: {MANY_TIES_NOTE}"
+    else:
+        note = "not significant: no evidence of a difference, which is not evidence of none"
+    return Inference(significant=significant, descriptive_only=descriptive, note=note)
+
+
 class SignTestResult(Frozen):
     positive: int
     """Non-tied pairs in the positive direction (the reference arm higher)."""
@@ -44,7 +93,9 @@ class SignTestResult(Frozen):
     alpha: float
     p_value: float
     significant: bool
-    """``p_value < alpha``."""
+    """Decided by :func:`decide`: ``p_value < alpha`` and not descriptive-only."""
+    descriptive_only: bool
+    """Below the minimum inference set (only when the caller gave ``complete_subjects``)."""
 
 
 def _count(value: object, name: str) -> int:
@@ -64,15 +115,43 @@ def _alpha(value: object) -> float:
     return alpha
 
 
-def sign_test(positive: int, negative: int, *, alpha: float = ALPHA) -> SignTestResult:
-    """Exact two-sided sign test over ``positive`` + ``negative`` non-tied pairs."""
+def sign_test_p(positive: int, negative: int) -> float:
+    """The exact two-sided p-value over ``positive`` + ``negative`` non-tied pairs."""
+    k = _count(positive, "positive")
+    n = k + _count(negative, "negative")
+    return 1.0 if n == 0 else float(binomtest(k, n, p=0.5, alternative="two-sided").pvalue)
+
+
+def sign_test(
+    positive: int,
+    negative: int,
+    *,
+    alpha: float = ALPHA,
+    complete_subjects: int | None = None,
+    minimum_subjects: int = MINIMUM_SUBJECTS,
+) -> SignTestResult:
+    """Exact two-sided sign test over ``positive`` + ``negative`` non-tied pairs.
+
+    With ``complete_subjects`` the minimum inference set applies (see :func:`decide`)."""
     k = _count(positive, "positive")
     m = _count(negative, "negative")
     level = _alpha(alpha)
-    n = k + m
-    p_value = 1.0 if n == 0 else float(binomtest(k, n, p=0.5, alternative="two-sided").pvalue)
+    p_value = sign_test_p(k, m)
+    inference = decide(
+        p_value,
+        level,
+        non_tied=k + m,
+        complete_subjects=complete_subjects,
+        minimum_subjects=_count(minimum_subjects, "minimum_subjects"),
+    )
     return SignTestResult(
-        positive=k, negative=m, n=n, alpha=level, p_value=p_value, significant=p_value < level
+        positive=k,
+        negative=m,
+        n=k + m,
+        alpha=level,
+        p_value=p_value,
+        significant=inference.significant,
+        descriptive_only=inference.descriptive_only,
     )
 
 
@@ -118,8 +197,15 @@ class PairedComparison(Frozen):
     favouring_other: int
     ties: int
     test: SignTestResult
+    """Its ``significant`` already respects the minimum inference set."""
     descriptive_only: bool
     """Fewer complete subjects than ``minimum_subjects``: report, do not infer."""
+    note: str
+    """How to read the result (see :func:`decide`)."""
+
+    @property
+    def significant(self) -> bool:
+        return self.test.significant
 
 
 def _arm_median(
@@ -178,6 +264,22 @@ def paired_comparison(
     favouring_reference = sum(p.direction == "reference" for p in pairs)
     favouring_other = sum(p.direction == "other" for p in pairs)
     complete_subjects = tuple(p.subject for p in pairs if p.complete)
+    ties = sum(p.direction == "tie" for p in pairs)
+    test = sign_test(
+        favouring_reference,
+        favouring_other,
+        alpha=alpha,
+        complete_subjects=len(complete_subjects),
+        minimum_subjects=minimum,
+    )
+    inference = decide(
+        test.p_value,
+        test.alpha,
+        non_tied=test.n,
+        ties=ties,
+        complete_subjects=len(complete_subjects),
+        minimum_subjects=minimum,
+    )
     return PairedComparison(
         reference_arm=reference_arm,
         other_arm=other_arm,
@@ -189,7 +291,8 @@ def paired_comparison(
         incomplete_subjects=tuple(p.subject for p in pairs if not p.complete),
         favouring_reference=favouring_reference,
         favouring_other=favouring_other,
-        ties=sum(p.direction == "tie" for p in pairs),
-        test=sign_test(favouring_reference, favouring_other, alpha=alpha),
-        descriptive_only=len(complete_subjects) < minimum,
+        ties=ties,
+        test=test,
+        descriptive_only=inference.descriptive_only,
+        note=inference.note,
     )

@@ -48,6 +48,7 @@ def stored_run(tmp_path: Path) -> tuple[Path, Path, Scenario]:
                 execution_status="completed" if e != "not-executed" else "budget-halted",
                 extract_status=e,
                 source=src,
+                extraction_version=2,
             )
             for c, s, a, e, src in rows
         ],

@@ -44,9 +44,10 @@ def test_codebase_run_through_dvc_repro(repo):
     packages = json.loads(repo.read("data/image/packages.json"))
     plan = json.loads(repo.read("data/plan/sim-follower-codebase/plan.json"))
     assert plan["sandbox"]["image_id"] == packages["image_id"]
-    selftest = json.loads(repo.read("data/selftest/codebase/selftest.json"))
+    selftest = json.loads(repo.read("data/selftest/codebase/selftest.json"))["sandbox"]
     assert selftest["image"] == packages["image_id"] and not selftest["failures"]
-    assert selftest["checks"] == 3 * 2 * len(provenance)
+    # both references in both arms, the known-wrong implementation once per subject
+    assert selftest["checks"] == (2 * 2 + 1) * len(provenance)
 
     rows = pq.read_table(repo.path / "data/correctness/sim-follower-codebase/correctness.parquet")
     statuses = rows.column("status").to_pylist()

@@ -6,6 +6,7 @@ Scenarios and runs are read from params.yaml, so a scenario added there is drive
 
 import json
 import re
+import tomllib
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -22,8 +23,14 @@ OWN_STEP_CALL = re.compile(r"return implement_step_\d+\(")
 
 
 def _two_families(scenario: str) -> list[str]:
-    """The first subject of each of the scenario's first two families."""
+    """The first subject of each of the scenario's first two families. The codebase sets are
+    read from their declarations: their slices exist only after the snapshot stage runs."""
     chosen: dict[str, str] = {}
+    if scenario.startswith("codebase"):
+        for declaration in sorted((ROOT / "fixtures" / "codebase").glob("*/task.toml")):
+            task = tomllib.loads(declaration.read_text(encoding="utf-8"))
+            chosen.setdefault(task["family"], task["id"])
+        return list(chosen.values())[:2]
     for subject in load_scenario(scenario, ROOT / "fixtures").subjects:
         chosen.setdefault(subject.task.family, subject.id)
     return list(chosen.values())[:2]

@@ -41,7 +41,11 @@ def _assay(repo: Repo, *args: str):
 def _changed_stages(repo: Repo) -> str:
     """`dvc status` without the image stage, which is always changed by design."""
     status = repo.dvc("status").stdout
-    blocks = [b for b in status.split("\n") if b and not b.startswith(("image:", "\talways"))]
+    blocks = [
+        b
+        for b in status.split("\n")
+        if b and not b.startswith(("image:", "image/dvc.yaml:image:", "\talways"))
+    ]
     return "\n".join(blocks)
 
 

@@ -102,11 +102,11 @@ def test_assay_sql_reports_a_bad_query_as_a_usage_error(tmp_path):
 
 
 def test_scenario_report_puts_runs_side_by_side_with_regressed_counts(tmp_path):
+    from assay.report.charts import reuse_curve_rows
     from assay.report.primary import build_all
     from assay.report.scenarios import (
         build_scenario_reports,
         render_scenario_markdown,
-        reuse_by_level,
     )
 
     first, _ = write_evidence(tmp_path, 4)
@@ -122,7 +122,7 @@ def test_scenario_report_puts_runs_side_by_side_with_regressed_counts(tmp_path):
             assert step["tests"][arm][run]["regressed"] == test["favouring_reference"]
     markdown = render_scenario_markdown(report)
     assert f"| arm | {first} | {second} |" in markdown and "regressed" in markdown
-    levels = reuse_by_level({"dose": report})
+    levels = reuse_curve_rows({"dose": report})
     assert {(row["run"], row["level"]) for row in levels} == {
         (r, lv) for r in (first, second) for lv in (0, 3, 10)
     }

@@ -108,9 +108,9 @@ def test_the_same_source_in_the_same_arm_is_evaluated_once(
     evaluated: list[int] = []
     real = cells.evaluate_many
 
-    def counting(requests, *, workers):
+    def counting(requests, *, workers, description=None):
         evaluated.append(len(requests))
-        return real(requests, workers=workers)
+        return real(requests, workers=workers, description=description)
 
     monkeypatch.setattr(cells, "evaluate_many", counting)
     candidates = [

@@ -122,3 +122,21 @@ def test_any_stream_failure_after_ready_is_incorrect(
 ) -> None:
     status, got_reason, got_outcomes = judge(pair, stream, close)
     assert (status, got_reason, got_outcomes) == ("incorrect", reason, outcomes)
+
+
+STARVED = {"kind": "case", "index": 1, "outcome": "starved"}
+
+
+@pytest.mark.parametrize(
+    ("first", "expected"),
+    [
+        (CASE0, ("evaluator-failure", "host-overloaded", [])),
+        (dict(CASE0, value=4), ("incorrect", "wrong-value", ["wrong-value", "starved"])),
+    ],
+    ids=["only-starved", "starved-and-wrong"],
+)
+def test_a_case_the_host_starved_is_missing_unless_another_case_is_wrong(
+    pair: tuple[socket.socket, socket.socket], first: dict, expected: tuple
+) -> None:
+    stream = frame(record(1, **first) + record(2, **STARVED) + record(3, kind="done"))
+    assert judge(pair, stream, close=True) == expected

@@ -19,6 +19,7 @@ def test_prints_the_result(capsys: pytest.CaptureFixture[str]) -> None:
         "alpha": 0.05,
         "p_value": pytest.approx(22 / 1024, rel=1e-12),
         "significant": True,
+        "descriptive_only": False,
     }
 
 

@@ -34,7 +34,12 @@ def test_case(case: dict[str, Any]) -> None:
     assert result.descriptive_only is expect["descriptive_only"]
     medians = {p.subject: [p.reference_median, p.other_median] for p in result.subjects}
     assert medians == expect["medians"]
-    assert result.test == sign_test(expect["favouring_reference"], expect["favouring_other"])
+    assert result.test == sign_test(
+        expect["favouring_reference"],
+        expect["favouring_other"],
+        complete_subjects=len(expect["complete_subjects"]),
+        minimum_subjects=case["minimum_subjects"],
+    )
     assert (result.reference_arm, result.other_arm, result.repeats) == (
         case["reference_arm"],
         case["other_arm"],
@@ -59,7 +64,21 @@ def test_ten_complete_subjects_all_one_way() -> None:
         repeats=2,
         scale=ORDINAL_VERDICTS,
     )
-    assert nine.descriptive_only and nine.test.significant
+    assert nine.descriptive_only and nine.test.p_value < 0.05
+    assert not nine.test.significant and not nine.significant, "descriptive-only yet significant"
+    assert nine.test.descriptive_only and "descriptive only" in nine.note
+
+
+def test_a_null_result_with_many_ties_says_weak_power_not_equivalence() -> None:
+    outcomes = {
+        f"s{i:02d}": {"clean": ["reused", "reused"], "inconsistent": ["reused", "reused"]}
+        for i in range(10)
+    } | {"s10": {"clean": ["reused", "reused"], "inconsistent": ["duplicated", "reused"]}}
+    result = paired_comparison(
+        outcomes, reference_arm="clean", other_arm="inconsistent", repeats=2, scale=ORDINAL_VERDICTS
+    )
+    assert (result.ties, result.significant, result.descriptive_only) == (10, False, False)
+    assert "weak detection power, not evidence that the arms are equivalent" in result.note
 
 
 @pytest.mark.parametrize(

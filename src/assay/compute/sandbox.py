@@ -32,12 +32,17 @@ Readiness = tuple[str | None, str, str, bool]
 
 
 def evaluate_placed(
-    requests: Sequence[SandboxRequest], compute: Compute, image: str
+    requests: Sequence[SandboxRequest],
+    compute: Compute,
+    image: str,
+    *,
+    description: str | None = None,
 ) -> list[Placed[CorrectnessResult]]:
-    """Every request evaluated, in request order, here or on the cluster ``compute`` names."""
+    """Every request evaluated, in request order, here or on the cluster ``compute`` names
+    (with a ``description``, progress goes to stderr)."""
     if not compute.distributed:
         engine = local_identity().version if requests else "-"
-        results = evaluate_many(requests, workers=default_workers())
+        results = evaluate_many(requests, workers=default_workers(), description=description)
         return [Placed(result, LOCAL, engine) for result in results]
     with connect(compute) as client:
         return evaluate_on_cluster(client, requests, compute, image)

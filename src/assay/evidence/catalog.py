@@ -17,6 +17,7 @@ from assay.evidence.rows import (
     CallRecord,
     CandidateRow,
     CorrectnessRow,
+    CorrectnessVersionRow,
     MetricRow,
     PlacementRow,
     PromptRow,
@@ -78,6 +79,20 @@ CORRECTNESS_PLACEMENTS = Table(
 METRIC_PLACEMENTS = Table(
     "metric_placements", "measure", "placements.parquet", PlacementRow, "run", required=False
 )
+VERDICT_VERSIONS = Table(
+    "verdict_versions", "structure", "versions.parquet", VerdictRow, "run", required=False
+)
+"""Every registered structural evaluator version's verdicts, side by side (rescoring)."""
+CORRECTNESS_VERSIONS = Table(
+    "correctness_versions",
+    "correctness-versions",
+    "versions.parquet",
+    CorrectnessVersionRow,
+    "run",
+    required=False,
+)
+"""Correctness rows of every sandbox image/policy version a run was evaluated with (a
+persisted output: a re-run with a new image or policy adds rows, never drops earlier ones)."""
 
 TABLES: tuple[Table, ...] = (
     SUBJECTS,
@@ -90,6 +105,8 @@ TABLES: tuple[Table, ...] = (
     METRICS,
     CORRECTNESS_PLACEMENTS,
     METRIC_PLACEMENTS,
+    VERDICT_VERSIONS,
+    CORRECTNESS_VERSIONS,
 )
 """Every Parquet view over ``data/`` (``runs`` is built from the plans; see ``read_runs``)."""
 

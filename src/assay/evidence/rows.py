@@ -97,6 +97,16 @@ class VerdictRow(CellKey):
     """``None`` when there was no candidate to score (see ``reason``)."""
     reason: str
     evaluator_version: int
+    rule: str | None = None
+    """The rule that decided (``assay.structure.explain.RULE_TEXT``); ``None`` when unscored."""
+    helper_call_lines: tuple[int, ...] = ()
+    """Lines (in the candidate) of the calls that count as the helper."""
+    helper_call_positions: tuple[str, ...] = ()
+    """``unconditional`` or the conditional position (``helper-in-branch`` …) of each."""
+    primitive_calls: tuple[str, ...] = ()
+    """The declared primitive each primitive call matched."""
+    primitive_call_lines: tuple[int, ...] = ()
+    same_name_call_lines: tuple[int, ...] = ()
 
 
 class CorrectnessRow(CellKey):
@@ -108,6 +118,16 @@ class CorrectnessRow(CellKey):
     case_indexes: tuple[int, ...] = ()
     case_outcomes: tuple[str, ...] = ()
     case_exception_types: tuple[str | None, ...] = ()
+    case_inputs: tuple[str, ...] = ()
+    """Each case's input (the task's hidden vector) as JSON, truncated."""
+    case_expected: tuple[str, ...] = ()
+    """Each case's expected value as the host compared it, JSON, truncated."""
+    unpublished_case_actuals: tuple[str | None, ...] = ()
+    """Generated output, local evidence only (never exported): a ``wrong-value`` case's
+    returned value as JSON, truncated; ``None`` for any other outcome."""
+    unpublished_case_messages: tuple[str | None, ...] = ()
+    """Generated output, local evidence only (never exported): an ``exception`` case's
+    message, truncated; ``None`` for any other outcome."""
     image: str
 
 
@@ -122,6 +142,18 @@ class PlacementRow(CellKey):
     worker: str
     engine: str
     """The Docker engine version that ran the container (``-`` for metrics)."""
+
+
+class CorrectnessVersionRow(CorrectnessRow):
+    """``correctness_versions``: a correctness row with the sandbox policy version it ran under
+    (the image is in the row). Every image/policy version a run was evaluated with is kept."""
+
+    policy: str
+
+
+UNPUBLISHED_COLUMNS = ("unpublished_case_actuals", "unpublished_case_messages")
+"""Correctness columns holding generated values and messages: the seed publishes neither, so
+exports leave them out; they exist to explain a verdict on the machine that ran it."""
 
 
 class MetricRow(CellKey):

@@ -34,6 +34,7 @@ from assay.export import manifest as mf
 from assay.export.report import bundle_report, report_files
 from assay.export.selection import EVIDENCE_TABLES, SHARED_TABLES, Table
 from assay.extract import VERSIONS, extract_candidate
+from assay.fixtures.scenarios import image_kind
 from assay.ledger_records import LEDGER_RECORDS
 from assay.pipeline.structure import verdict_for
 from assay.plan import load_plan
@@ -185,7 +186,7 @@ def _run_records(bundle: _Bundle, run: mf.RunManifest, _: mf.BundleManifest) -> 
         raise Differs(sources, "is not the fixture manifest the plan binds")
     if plan.sandbox.get("image_id") != run.image_id:
         raise Differs(plan_path, "pins another sandbox image than the manifest")
-    image = "data/image/standard.json"
+    image = f"data/image/{image_kind(run.scenario)}.json"
     if (bundle.root / image).exists():
         pinned = bundle.json(image, "paa-operating-record", "ImageRecord")["image_id"]
         if run.image_id is not None and pinned != run.image_id:
@@ -254,7 +255,8 @@ def _calls_and_candidates(bundle: _Bundle, run: mf.RunManifest, own: mf.BundleMa
     if "verdicts" in evidence:
         _rescore(bundle, run, tables, evidence["verdicts"])
     for index, row in enumerate(evidence.get("correctness", ())):
-        if row["image"] != run.image_id:
+        # a plan that pins no image (every arm skips correctness: chain) has rows with none
+        if row["image"] != (run.image_id or ""):
             relative = EVIDENCE_TABLES["correctness"][0].path(run.run, run.scenario)
             raise Differs(relative, f"row {index}: run in another image than the plan pins")
 

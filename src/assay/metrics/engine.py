@@ -14,7 +14,7 @@ import multiprocessing
 import os
 import tempfile
 from collections.abc import Sequence
-from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 from assay.change import ChangeError, describe_change
@@ -32,6 +32,7 @@ from assay.metrics.records import MeasureItem, Measurement, ToolResult
 from assay.metrics.rows import rows_for
 from assay.metrics.units import Unit, chunked, write_unit
 from assay.metrics.versions import tool_versions
+from assay.progress import progress
 
 REPOSITORIES = "repos"
 MYPY_CONFIG = "mypy.ini"
@@ -166,11 +167,15 @@ def _measure_units(units: list[Unit], work: Path, workers: int) -> dict[str, dic
         with ThreadPoolExecutor(max_workers=2) as batch:
             ruff_future = batch.submit(ruff_tool.measure_many, root, [u.unit_id for u in units])
             jscpd_future = batch.submit(jscpd_tool.measure_many, root, units)
-            if pool is None:
-                _start_worker(str(work))
-                python_results = [_measure_chunk(units)]
-            else:
-                python_results = [future.result() for future in futures]
+            with progress(len(units), "measure repositories", unit="repo") as bar:
+                if pool is None:
+                    _start_worker(str(work))
+                    python_results = [_measure_chunk(units)]  # one mypy batch for all
+                    bar.update(len(units))
+                else:
+                    for future in as_completed(futures):
+                        bar.update(len(future.result()))
+                    python_results = [future.result() for future in futures]
             batch_results = {
                 ruff_tool.TOOL: ruff_future.result(),
                 jscpd_tool.TOOL: jscpd_future.result(),

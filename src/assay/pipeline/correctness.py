@@ -1,7 +1,11 @@
 """``correctness`` stage: every candidate → one correctness row, run in the hardened sandbox.
 
 A pure function of candidates, subjects and the pinned image; the structural verdict is never
-read here (and the correctness verdict never reaches the structure stage). Per cell, in order:
+read here (and the correctness verdict never reaches the structure stage). Every image/policy
+version's rows are also kept in ``data/correctness-versions/RUN/versions.parquet`` (a persisted
+output): a new image or sandbox policy adds rows beside the earlier ones instead of overwriting
+them. Where each sandboxed cell ran (this machine or a Dask worker, ``params.yaml: compute``) goes
+to ``placements.parquet`` beside the rows, never into them. Per cell, in order:
 
 - the arm's sandbox profile is ``skip`` → ``skipped`` (the scenario declares no correctness
   run; not missing);
@@ -14,25 +18,29 @@ read here (and the correctness verdict never reaches the structure stage). Per c
   ``evaluator-failure``) with its per-case outcomes. Cells with the same source in the same
   arm share one evaluation (the request, and so the result, is the same).
 
-Rows keep only case indexes, outcome codes and exception type names.
+Rows keep case indexes, outcome codes, exception type names, each case's input and expected
+value, and, in the ``unpublished_…`` columns (``evidence.UNPUBLISHED_COLUMNS``), the wrong value
+and the exception message cut short: local evidence for explaining a verdict, never exported.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 
 from assay import evidence
 from assay.compute import Placed
 from assay.compute.sandbox import evaluate_placed
-from assay.evidence import CandidateRow, CorrectnessRow, PlacementRow
+from assay.evidence import CandidateRow, CorrectnessRow, CorrectnessVersionRow, PlacementRow
 from assay.evidence.rows import missing_reason
 from assay.fixtures.model import Scenario
 from assay.gate import check_source
-from assay.params import Compute, Params
+from assay.params import Params
 from assay.records import CellKey, CorrectnessStatus
 from assay.sandbox.cells import request_for
 from assay.sandbox.parallel import evaluate_many
-from assay.sandbox.results import CorrectnessResult, SandboxRequest
+from assay.sandbox.policy import policy_version
+from assay.sandbox.results import CorrectnessResult, SandboxRequest, truncated
 
 
 def _row(
@@ -41,6 +49,7 @@ def _row(
     status: CorrectnessStatus | None,
     reason: str,
     result: CorrectnessResult | None = None,
+    request: SandboxRequest | None = None,
 ) -> CorrectnessRow:
     cases = result.cases if result is not None else ()
     return CorrectnessRow(
@@ -50,15 +59,31 @@ def _row(
         case_indexes=tuple(case.index for case in cases),
         case_outcomes=tuple(case.outcome for case in cases),
         case_exception_types=tuple(case.exception_type for case in cases),
+        case_inputs=_json_cells(request.cases) if request is not None else (),
+        case_expected=_json_cells(request.expected) if request is not None else (),
+        unpublished_case_actuals=tuple(case.actual for case in cases),
+        unpublished_case_messages=tuple(case.exception_message for case in cases),
         image=image,
     )
 
 
+def _json_cells(values: Sequence[object]) -> tuple[str, ...]:
+    return tuple(
+        truncated(json.dumps(v, ensure_ascii=False, sort_keys=True, default=str)) for v in values
+    )
+
+
 Evaluator = Callable[[Sequence[SandboxRequest]], list[Placed[CorrectnessResult]]]
+"""Evaluates requests and returns their results in request order, each with where it ran."""
 
 
 def correctness_rows(
-    candidates: Sequence[CandidateRow], scenario: Scenario, image: str, *, workers: int
+    candidates: Sequence[CandidateRow],
+    scenario: Scenario,
+    image: str,
+    *,
+    workers: int,
+    description: str | None = None,
 ) -> list[CorrectnessRow]:
     """One row per candidate, in candidate order; sandbox runs in parallel on ``workers``.
 
@@ -66,7 +91,8 @@ def correctness_rows(
     """
 
     def local(requests: Sequence[SandboxRequest]) -> list[Placed[CorrectnessResult]]:
-        return [Placed(r, "local") for r in evaluate_many(requests, workers=workers)]
+        results = evaluate_many(requests, workers=workers, description=description)
+        return [Placed(result, "local") for result in results]
 
     return placed_correctness_rows(candidates, scenario, image, local)[0]
 
@@ -107,7 +133,7 @@ def placed_correctness_rows(
     for position, candidate, request in pending:
         placed = results[(candidate.subject, candidate.arm, request.candidate)]
         result = placed.value
-        rows[position] = _row(candidate, image, result.status, result.reason, result)
+        rows[position] = _row(candidate, image, result.status, result.reason, result, request)
         placements.append(
             PlacementRow(
                 **{name: getattr(candidate, name) for name in CellKey.model_fields},
@@ -123,13 +149,26 @@ def run(run_id: str, params: Params) -> list[CorrectnessRow]:
     # none pinned when every arm skips correctness (chain)
     image = evidence.read_plan(run_id).sandbox.get("image_id") or ""
     scenario = evidence.read_scenario(params.run(run_id).scenario)
-    candidates = evidence.read_candidates(run_id)
-    compute: Compute = params.compute
+    compute = params.compute
+    description = f"correctness {run_id}"
 
     def evaluate(requests: Sequence[SandboxRequest]) -> list[Placed[CorrectnessResult]]:
-        return evaluate_placed(requests, compute, image)
+        return evaluate_placed(requests, compute, image, description=description)
 
-    rows, placements = placed_correctness_rows(candidates, scenario, image, evaluate)
+    rows, placements = placed_correctness_rows(
+        evidence.read_candidates(run_id), scenario, image, evaluate
+    )
     evidence.write_table(evidence.CORRECTNESS, run_id, rows)
     evidence.write_table(evidence.CORRECTNESS_PLACEMENTS, run_id, placements)
+    keep_version(run_id, rows, image, policy_version())
     return rows
+
+
+def keep_version(run_id: str, rows: Sequence[CorrectnessRow], image: str, policy: str) -> None:
+    """Add this image/policy version's rows to the run's kept versions, replacing only rows of
+    the same version (a re-run of it)."""
+    path = evidence.CORRECTNESS_VERSIONS.path(run_id)
+    kept = evidence.read_table(evidence.CORRECTNESS_VERSIONS, run_id) if path.exists() else []
+    others = [row for row in kept if (row.image, row.policy) != (image, policy)]
+    current = [CorrectnessVersionRow(**row.model_dump(), policy=policy) for row in rows]
+    evidence.write_table(evidence.CORRECTNESS_VERSIONS, run_id, others + current)

@@ -34,6 +34,7 @@ from assay.params import Params
 from assay.pipeline.chain import ChainRenderer
 from assay.pipeline.plan import make_plan
 from assay.plan import Plan
+from assay.progress import progress
 from assay.providers.base import ModelProfile, Provider
 from assay.providers.check import CheckReport, run_checks
 from assay.providers.factory import ProviderConfigError, make_provider
@@ -111,6 +112,34 @@ def provider_factory(plan: Plan) -> Callable[[], Provider]:
         return make_provider(profile, env=os.environ)
 
     return make
+
+
+class SpendProgress:
+    """Calls decided out of the plan's total, with rate and ETA, and for a paid run the money
+    reserved (never refunded) and reported so far against the ceiling."""
+
+    def __init__(self, plan: Plan) -> None:
+        self.plan = plan
+        self.reserved = 0.0
+        self.reported = 0.0
+        self.bar = progress(sum(c.steps for c in plan.cells), f"execute {plan.run}", unit="call")
+
+    def __enter__(self) -> Callable[[CallRecord], None]:
+        return self.observe
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.bar.close()
+
+    def observe(self, record: CallRecord) -> None:
+        self.reserved += record.reservation_usd
+        self.reported += record.cost_usd or 0.0
+        if self.plan.budget.paid:
+            self.bar.set_postfix_str(
+                f"reserved ${self.reserved:.4f} / ceiling ${self.plan.budget.ceiling_usd:.2f}, "
+                f"reported ${self.reported:.4f}",
+                refresh=False,
+            )
+        self.bar.update(1)
 
 
 def awaiting(plan: Plan) -> list[CallRecord]:
@@ -197,7 +226,8 @@ def run(
         prompts = {key: row.prompt for key, row in rows.items()}
         renderer = ChainRenderer(rows, plan.analysis.extraction)
         executor = Executor(plan, opened, prompts, factory(plan), next_prompt=renderer)
-        records = executor.run()
+        with SpendProgress(plan) as observe:
+            records = executor.run(observe)
     return _written(
         run_id, records, preflight, free_remote=not plan.budget.paid and _is_remote(plan)
     )

@@ -1,4 +1,8 @@
-"""``report`` stage: DuckDB over every run's evidence → Markdown/JSON reports, metrics, plots."""
+"""``report`` stage: DuckDB over every run's evidence → Markdown/JSON reports, the HTML study
+report with its cell browser, the headline metrics and the plot data.
+
+Every file written here is a declared output of the stage in ``dvc.yaml`` (:data:`OUTPUTS`).
+"""
 
 from __future__ import annotations
 
@@ -9,41 +13,125 @@ from pathlib import Path
 from typing import Any
 
 from assay import evidence
-from assay.params import Params
+from assay.adjudication import load_adjudications
+from assay.params import CostRuns, Params
+from assay.progress import progress
+from assay.report.adjudicated import build_adjudicated
+from assay.report.cell_browser import cell_records
+from assay.report.charts import outcome_rows, reuse_curve_rows
+from assay.report.compare import scenario_comparisons
 from assay.report.costs import build_costs, write_costs
 from assay.report.database import connect
-from assay.report.primary import build_all, headline_metrics, plot_rows, write_reports
-from assay.report.scenarios import build_scenario_reports, reuse_by_level, write_scenario_reports
+from assay.report.headline import headlines
+from assay.report.html import page_context, write_page
+from assay.report.primary import build_all, write_reports
+from assay.report.rescore import build_rescore_reports, write_rescore_reports
+from assay.report.rescore import headlines as rescore_headlines
+from assay.report.scenarios import build_scenario_reports, write_scenario_reports
+
+OUTPUTS = (
+    "data/report/runs",
+    "data/report/scenarios",
+    "data/report/rescore",
+    "data/report/duplication_cost.json",
+    "data/report/duplication_cost.md",
+    "data/report/index.html",
+    "reports/metrics.json",
+    "reports/plots/verdicts_by_arm.csv",
+    "reports/plots/reuse_by_level.csv",
+)
+"""What the stage writes, relative to the repository: each one is an ``outs``, ``metrics`` or
+``plots`` entry of the report stage (a test holds the two lists equal)."""
+
+STEPS = ("evidence", "run reports", "scenario reports", "duplication cost", "cells", "page")
 
 
 def _write_csv(path: Path, columns: Sequence[str], rows: list[dict[str, Any]]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(columns))
+        writer = csv.DictWriter(handle, fieldnames=list(columns), extrasaction="ignore")
         writer.writeheader()
         writer.writerows(rows)
 
 
+def verdict_plot_rows(reports: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """``verdicts_by_arm.csv``: cells per run, arm and verdict at step 1 (no empty rows)."""
+    return [
+        {"run": r["run"], "arm": r["arm"], "verdict": r["outcome"], "cells": r["cells"]}
+        for r in outcome_rows(reports)
+        if r["cells"]
+    ]
+
+
 def run(params: Params) -> None:
-    out = evidence.report_dir()
-    con = connect(evidence.DATA)
-    reports = build_all(con)
-    write_reports(reports, out)
-    scenario_reports = build_scenario_reports(con, reports["abstraction"])
-    write_costs(build_costs(con, params.report.metrics_reference_arm), out)
-    write_scenario_reports(scenario_reports, out)
-    tracked = evidence.TRACKED_RESULTS
+    write_all(
+        evidence.DATA,
+        evidence.report_dir(),
+        evidence.TRACKED_RESULTS,
+        params.report.metrics_reference_arm,
+        cost_runs=params.report.cost_runs,
+        profiles={name: spec.model for name, spec in params.runs.items()},
+        adjudications=Path(params.report.adjudications),
+    )
+
+
+def write_all(
+    data: Path,
+    out: Path,
+    tracked: Path,
+    reference_arm: str | None,
+    *,
+    cost_runs: CostRuns | None = None,
+    profiles: dict[str, str] | None = None,
+    adjudications: Path | None = None,
+) -> None:
+    """Every report of the evidence under ``data``: reports and page into ``out``, the
+    headline metrics and plot data into ``tracked``. ``cost_runs`` scopes the duplication-cost
+    report (simulated runs left out unless asked); ``adjudications`` is the human decisions
+    file, reported beside (never inside) the preregistered result."""
+    with progress(len(STEPS), "report", unit="step") as bar:
+        con = connect(data)
+        bar.update()
+        reports = build_all(con)
+        rescored = build_rescore_reports(con)
+        if adjudications is not None:
+            entries = load_adjudications(adjudications)
+            adjudicated = build_adjudicated(con, entries, adjudications)
+        else:
+            adjudicated = {}
+        for name, report in reports["abstraction"].items():
+            if name in rescored:
+                report["rescoring"] = rescore_headlines(rescored[name])
+            if name in adjudicated:
+                report["adjudication"] = adjudicated[name]
+        write_reports(reports, out)
+        write_rescore_reports(rescored, out)
+        bar.update()
+        scenario_reports = build_scenario_reports(con, reports["abstraction"])
+        for scenario_report in scenario_reports.values():
+            scenario_report["model_comparisons"] = scenario_comparisons(
+                con, scenario_report["runs"]
+            )
+        write_scenario_reports(scenario_reports, out)
+        bar.update()
+        costs = build_costs(con, reference_arm, cost_runs, profiles)
+        write_costs(costs, out)
+        bar.update()
+        cells = cell_records(con)
+        bar.update()
+        heads = headlines(reports)
+        write_page(page_context(reports, scenario_reports, costs, heads, cells), out)
+        bar.update()
     tracked.mkdir(parents=True, exist_ok=True)
-    metrics = json.dumps(headline_metrics(reports), indent=2, sort_keys=True)
-    (tracked / "metrics.json").write_text(metrics + "\n")
+    (tracked / "metrics.json").write_text(json.dumps(heads, indent=2, sort_keys=True) + "\n")
     plots = tracked / "plots"
     _write_csv(
         plots / "verdicts_by_arm.csv",
         ["run", "arm", "verdict", "cells"],
-        plot_rows(reports["abstraction"]),
+        verdict_plot_rows(reports["abstraction"]),
     )
     _write_csv(
         plots / "reuse_by_level.csv",
-        ["scenario", "run", "arm", "level", "reused"],
-        reuse_by_level(scenario_reports),
+        ["scenario", "run", "arm", "level", "reuse_rate", "reused", "cells"],
+        reuse_curve_rows(scenario_reports),
     )

@@ -33,7 +33,10 @@ def run(scenario_name: str, params: Params) -> ScenarioSelfTest:
     image = evidence.read_image(image_kind(scenario_name)).image_id
 
     def evaluate(requests: Sequence[SandboxRequest]) -> list[CorrectnessResult]:
-        return [placed.value for placed in evaluate_placed(requests, params.compute, image)]
+        placed = evaluate_placed(
+            requests, params.compute, image, description=f"selftest {scenario_name}"
+        )
+        return [result.value for result in placed]
 
     report = ScenarioSelfTest(
         scenario=scenario_name,

@@ -1,12 +1,17 @@
-"""``structure`` stage: every candidate → one structural verdict, evaluator version in each row.
+"""``structure`` stage: every candidate → one structural verdict, evaluator version in each row,
+and its explanation (deciding rule, helper and primitive calls with their lines).
 
-A pure function of candidates, subjects and the evaluator version: rescoring with another
-version is ``dvc repro`` after changing ``evaluators.structure``.
+A pure function of candidates, subjects and the evaluator versions. ``verdicts.parquet`` holds
+the verdicts of the version the reports score with (``evaluators.structure``, or a run's entry
+in ``evaluators.structure_runs``, see ``assay rescore``); ``versions.parquet`` holds every
+registered version's verdicts side by side, so a rescoring never overwrites one and the report
+can show which cells another version changes. Nothing here re-runs ``execute``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from assay import evidence
 from assay.evidence import CandidateRow, VerdictRow
@@ -14,6 +19,7 @@ from assay.fixtures.model import Scenario
 from assay.params import Params
 from assay.records import Verdict
 from assay.structure import score
+from assay.structure.versions import EVALUATOR_VERSIONS
 
 
 def verdict_for(
@@ -28,6 +34,9 @@ def verdict_for(
     return result.verdict, result.reason
 
 
+from assay.structure.explain import explain
+
+
 def verdict_rows(
     candidates: list[CandidateRow], scenario: Scenario, version: int
 ) -> list[VerdictRow]:
@@ -36,12 +45,22 @@ def verdict_rows(
     for c in candidates:
         task = tasks[c.subject]
         verdict, reason = verdict_for(c, task.helper, task.helper_module, task.primitives, version)
+        explanation: dict[str, Any] = {}
+        if c.source is not None:
+            explanation = explain(
+                c.source,
+                helper=task.helper,
+                helper_module=task.helper_module,
+                primitives=task.primitives,
+                version=version,
+            ).model_dump()
         rows.append(
             VerdictRow(
                 **c.key(),
                 verdict=verdict,
                 reason=reason,
                 evaluator_version=version,
+                **explanation,
             )
         )
     return rows
@@ -49,5 +68,11 @@ def verdict_rows(
 
 def run(run_id: str, params: Params) -> None:
     scenario = evidence.read_scenario(params.run(run_id).scenario)
-    rows = verdict_rows(evidence.read_candidates(run_id), scenario, params.evaluators.structure)
-    evidence.write_table(evidence.VERDICTS, run_id, rows)
+    candidates = evidence.read_candidates(run_id)
+    scored = {
+        version: verdict_rows(candidates, scenario, version)
+        for version in sorted(EVALUATOR_VERSIONS)
+    }
+    evidence.write_table(evidence.VERDICTS, run_id, scored[params.structure_version(run_id)])
+    every = [row for version in sorted(scored) for row in scored[version]]
+    evidence.write_table(evidence.VERDICT_VERSIONS, run_id, every)

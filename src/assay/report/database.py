@@ -5,7 +5,9 @@ The Parquet views are registered from :data:`assay.evidence.TABLES` (one per dec
 ``correctness``, ``metrics``); ``runs`` is one row per planned run (:class:`~assay.evidence.RunRow`,
 from each plan and its authorization). The derived views follow: ``outcomes``, ``arm_medians``
 and ``pairs`` (abstraction), ``correctness_outcomes``, ``correctness_arm_medians`` and
-``correctness_pairs`` (correctness), and ``metric_changes`` (metrics with verdict and family).
+``correctness_pairs`` (correctness), ``metric_changes`` (metrics with verdict and family), and
+``cell_details`` (one row per call: prompt, response, candidate, verdict with its explanation,
+correctness cases; what the cell browser and ``assay show`` print).
 ``sign_test_p(for, against)`` is the exact two-sided sign test.
 """
 
@@ -21,10 +23,10 @@ from assay import evidence
 from assay.errors import MissingEvidence
 from assay.evidence import RunRow, Table
 from assay.report.kinds import ABSTRACTION, KINDS, ReportKind
-from assay.stats import sign_test
+from assay.stats import sign_test_p
 from assay.tables import schema_for
 
-BASE_VIEWS = ("outcomes.sql", "metric_changes.sql")
+BASE_VIEWS = ("outcomes.sql", "metric_changes.sql", "cell_details.sql")
 PER_KIND_VIEWS = ("arm_medians.sql", "pairs.sql")
 
 
@@ -34,7 +36,7 @@ def query_text(name: str, kind: ReportKind = ABSTRACTION) -> str:
 
 
 def _sign_test_p(favouring: int, against: int) -> float:
-    return sign_test(int(favouring), int(against)).p_value
+    return sign_test_p(int(favouring), int(against))
 
 
 def runs_table(data: Path) -> pa.Table:
@@ -59,7 +61,12 @@ def register_table(con: duckdb.DuckDBPyConnection, data: Path, table: Table) -> 
             )
         _register_arrow(con, table.view, pa.Table.from_pylist([], schema=schema_for(table.row)))
         return
-    source = f"read_parquet('{(data / pattern).as_posix()}', union_by_name = true)"
+    # Columns a file lacks (an export bundle leaves the unpublished ones out) read as NULL:
+    # the files are unioned by name with an empty table typed from the row.
+    declared = f"_{table.view}_declared"
+    _register_arrow(con, declared, pa.Table.from_pylist([], schema=schema_for(table.row)))
+    files = f"read_parquet('{(data / pattern).as_posix()}', union_by_name = true)"
+    source = f"(SELECT * FROM {files} UNION ALL BY NAME SELECT * FROM {declared})"
     where = f" WHERE {table.where}" if table.where else ""
     con.execute(
         f"CREATE OR REPLACE VIEW {table.view} AS SELECT {table.select} FROM {source}{where}"

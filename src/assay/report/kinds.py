@@ -15,6 +15,9 @@ class ReportKind(Frozen):
     scale: tuple[str, ...]
     """Lowest first."""
     title: str
+    confirmatory: bool
+    """Only the primary (abstraction) report tests a hypothesis; the correctness report is a
+    secondary diagnostic: its sign tests are descriptive and never called significant."""
 
     @property
     def scale_sql(self) -> str:
@@ -22,12 +25,17 @@ class ReportKind(Frozen):
 
 
 ABSTRACTION = ReportKind(
-    name="abstraction", prefix="", scale=ORDINAL_VERDICTS, title="Abstraction report (primary)"
+    name="abstraction",
+    prefix="",
+    scale=ORDINAL_VERDICTS,
+    title="Abstraction report (primary)",
+    confirmatory=True,
 )
 CORRECTNESS = ReportKind(
     name="correctness",
     prefix="correctness_",
     scale=ORDINAL_CORRECTNESS,
     title="Correctness report (secondary: finite-case correctness, not evidence of reuse)",
+    confirmatory=False,
 )
 KINDS = (ABSTRACTION, CORRECTNESS)

@@ -16,6 +16,7 @@ import duckdb
 
 from assay.report.database import query_text
 from assay.report.kinds import ABSTRACTION, CORRECTNESS, KINDS, ReportKind
+from assay.stats import decide
 
 SIMULATED_BANNER = (
     "> **SIMULATED MODEL.** These answers come from assay's seeded stand-in, not from a language "
@@ -24,7 +25,13 @@ SIMULATED_BANNER = (
 TEST_COLUMNS = [
     "step", "reference_arm", "arm", "complete_subjects", "incomplete_subjects",
     "favouring_reference", "favouring_arm", "ties", "p_value", "significant", "descriptive_only",
+    "note",
 ]  # fmt: skip
+SECONDARY_NOTE = (
+    "Correctness is a secondary diagnostic, not a second confirmatory hypothesis: these sign "
+    "tests describe the arms and are never called significant. Passing finite cases is not "
+    "evidence of reuse, and reuse is not evidence of correctness."
+)
 
 
 def rows_of(con: duckdb.DuckDBPyConnection, sql: str) -> list[dict[str, Any]]:
@@ -40,15 +47,28 @@ def _by_run(rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
     return grouped
 
 
-def _sign_tests(comparisons: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def sign_test_rows(
+    comparisons: list[dict[str, Any]], kind: ReportKind = ABSTRACTION
+) -> list[dict[str, Any]]:
+    """Each comparison row with ``significant``, ``descriptive_only`` and ``note`` from
+    :func:`assay.stats.decide` (the one place they are decided); a secondary report's rows
+    are never significant."""
     tests = []
     for c in comparisons:
         p = round(c["p_value"], 10)
-        descriptive = c["complete_subjects"] < c["minimum_subjects"]
-        significant = (not descriptive) and p < c["alpha"]
-        tests.append(
-            {**c, "p_value": p, "significant": significant, "descriptive_only": descriptive}
+        inference = decide(
+            p,
+            c["alpha"],
+            non_tied=c["favouring_reference"] + c["favouring_arm"],
+            ties=c["ties"],
+            complete_subjects=c["complete_subjects"],
+            minimum_subjects=c["minimum_subjects"],
         )
+        row = {**c, "p_value": p, **inference.model_dump()}
+        if not kind.confirmatory:
+            row["significant"] = None
+            row["note"] = "secondary diagnostic (descriptive): " + inference.note
+        tests.append(row)
     return tests
 
 
@@ -102,7 +122,7 @@ def build_reports(
             ),
             "outcome_counts": counts.get(run["run"], []),
             "subjects": subjects.get(run["run"], []),
-            "sign_tests": _sign_tests(comparisons.get(run["run"], [])),
+            "sign_tests": sign_test_rows(comparisons.get(run["run"], []), kind),
         }
         for run in runs
     }
@@ -243,12 +263,15 @@ def render_markdown(report: dict[str, Any]) -> str:
     parts.append(_table(report["execution"], ["status", "calls", "reserved_usd", "reported_usd"]))
     parts += _stopped_markdown(report["stopped"])
     parts.append("## Paired sign test (reference arm against each arm)\n")
+    if not kind.confirmatory:
+        parts.append(SECONDARY_NOTE + "\n")
     parts.append(
         f"Lower ordinal median over repeats ({scale}); a subject with any missing cell is incomplete "
         "and leaves the comparison. `favouring_reference` = subjects where the reference arm scored "
         "higher (the other arm regressed).\n\n"
     )
     parts.append(_table(report["sign_tests"], TEST_COLUMNS))
+    parts += _rescoring_section(report) + _adjudication_section(report)
     parts.append("## Outcomes per arm\n")
     parts.append(_table(report["outcome_counts"], ["step", "arm", "outcome", "cells"]))
     parts.append("## Subjects\n")
@@ -258,33 +281,41 @@ def render_markdown(report: dict[str, Any]) -> str:
     return "\n".join(parts)
 
 
-def headline_metrics(reports: dict[str, dict[str, dict[str, Any]]]) -> dict[str, Any]:
-    """``metrics.json``: a few numbers per run for ``dvc metrics show`` / ``dvc exp show``."""
-    metrics: dict[str, Any] = {}
-    for kind, top in ((ABSTRACTION, "reused"), (CORRECTNESS, "correct")):
-        for name, report in reports[kind.name].items():
-            entry = metrics.setdefault(name, {})
-            counted = {
-                r["arm"]: r["cells"]
-                for r in report["outcome_counts"]
-                if r["outcome"] == top and r["step"] == 1
-            }
-            for arm in report["run"]["arms"]:
-                entry[f"{top}_{arm}"] = counted.get(arm, 0)
-            for test in report["sign_tests"]:
-                if test["step"] == 1:
-                    entry[f"{kind.prefix}p_{test['arm']}"] = test["p_value"]
-                    entry[f"{kind.prefix}complete_{test['arm']}"] = test["complete_subjects"]
-    return metrics
-
-
-def plot_rows(reports: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+def _rescoring_section(report: dict[str, Any]) -> list[str]:
+    lines = report.get("rescoring")
+    if not lines:
+        return []
+    name = report["run"]["run"]
     return [
-        {"run": name, "arm": row["arm"], "verdict": row["outcome"], "cells": row["cells"]}
-        for name, report in reports.items()
-        for row in report["outcome_counts"]
-        if row["step"] == 1
+        "## Rescoring with other evaluator versions\n",
+        "".join(f"- {line}\n" for line in lines)
+        + f"\nEvery changed cell: `data/report/rescore/{name}.md`.\n",
     ]
+
+
+def _adjudication_section(report: dict[str, Any]) -> list[str]:
+    adjudication = report.get("adjudication")
+    if adjudication is None:
+        return []
+    parts = ["## With human adjudication of ambiguous cells (not the preregistered result)\n"]
+    parts.append(
+        f"{adjudication['ambiguous_cells']} cells are ambiguous under the preregistered "
+        f"v{adjudication['version']}; {adjudication['adjudicated_cells']} are adjudicated in "
+        f"`{adjudication['source']}`. *Without* is the preregistered result above; *with* "
+        "replaces only the adjudicated cells.\n\n"
+    )
+    if adjudication["adjudicated_cells"]:
+        parts.append(_table(adjudication["tests"], [
+            "step", "arm", "p_without", "p_with", "significant_without", "significant_with",
+            "complete_without", "complete_with",
+        ]))  # fmt: skip
+        parts.append("\n")
+        parts.append(
+            _table(
+                adjudication["entries"], ["cell_id", "step", "verdict", "adjudicator", "rationale"]
+            )
+        )
+    return parts
 
 
 def build_all(con: duckdb.DuckDBPyConnection) -> dict[str, dict[str, dict[str, Any]]]:

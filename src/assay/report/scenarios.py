@@ -20,6 +20,7 @@ from typing import Any
 import duckdb
 
 from assay.fixtures.chain import earlier_steps_called
+from assay.report.compare import EXPLORATORY, sentence
 from assay.report.database import query_text
 from assay.report.primary import SIMULATED_BANNER, rows_of
 
@@ -36,7 +37,9 @@ def arm_level(arm: str) -> int | None:
 def build_scenario_reports(
     con: duckdb.DuckDBPyConnection, primary: dict[str, dict[str, Any]]
 ) -> dict[str, dict[str, Any]]:
-    runs = rows_of(con, "SELECT run, scenario, model, simulated, arms FROM runs ORDER BY run")
+    runs = rows_of(
+        con, "SELECT run, scenario, model, simulated, repeats, arms FROM runs ORDER BY run"
+    )
     cells = rows_of(con, query_text("scenario_cells.sql"))
     subjects = rows_of(con, query_text("scenario_subjects.sql"))
     reports: dict[str, dict[str, Any]] = {}
@@ -52,7 +55,7 @@ def build_scenario_reports(
                 "excluded": [],
             },
         )
-        report["runs"].append({k: run[k] for k in ("run", "model", "simulated")})
+        report["runs"].append({k: run[k] for k in ("run", "model", "simulated", "repeats")})
     for row in cells:
         step = _step(reports, row)
         step["cells"].setdefault(row["arm"], {})[row["run"]] = {
@@ -144,6 +147,11 @@ def render_scenario_markdown(report: dict[str, Any]) -> str:
             "reused less at that arm):\n"
         )
         parts.append(_side_by_side(report["arms"][1:], runs, tables["tests"], _test_text))
+    comparisons = report.get("model_comparisons") or []
+    if comparisons:
+        parts.append("## Cross-model comparison (exploratory)\n")
+        parts.append(f"_{EXPLORATORY.capitalize()}._ Per subject, cells that reused the helper.\n")
+        parts.append("".join(f"- {sentence(c, t)}\n" for c in comparisons for t in c["tests"]))
     return "\n".join(parts)
 
 
@@ -173,20 +181,6 @@ def _subjects_text(s: dict[str, int]) -> str:
 def _test_text(t: dict[str, Any]) -> str:
     flag = " *" if t["significant"] else (" (descriptive)" if t["descriptive_only"] else "")
     return f"regressed {t['regressed']}, improved {t['improved']}, p={t['p_value']:.4g}{flag}"
-
-
-def reuse_by_level(reports: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
-    """Plot data: reused cells against the arm's level, one series per run (step 1)."""
-    rows = []
-    for scenario, report in sorted(reports.items()):
-        levels = {arm: arm_level(arm) for arm in report["arms"]}
-        if not all(level is not None for level in levels.values()):
-            continue
-        for arm, per_run in report["steps"].get("1", {}).get("cells", {}).items():
-            for run, counts in sorted(per_run.items()):
-                rows.append({"scenario": scenario, "run": run, "arm": arm, "level": levels[arm],
-                             "reused": counts["reused"]})  # fmt: skip
-    return sorted(rows, key=lambda r: (r["scenario"], r["run"], r["level"]))
 
 
 def write_scenario_reports(reports: dict[str, dict[str, Any]], out: Path) -> None:

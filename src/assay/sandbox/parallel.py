@@ -6,6 +6,7 @@ import os
 from collections.abc import Sequence
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 
+from assay.progress import progress
 from assay.sandbox.results import CorrectnessResult, SandboxRequest
 from assay.sandbox.runner import cancelled, evaluate, removal_on_signals, remove_all_live
 
@@ -18,8 +19,11 @@ def default_workers() -> int:
     return 2 * (os.cpu_count() or 1)
 
 
-def evaluate_many(requests: Sequence[SandboxRequest], *, workers: int) -> list[CorrectnessResult]:
-    """Evaluate ``requests`` on ``workers`` threads; results in request order.
+def evaluate_many(
+    requests: Sequence[SandboxRequest], *, workers: int, description: str | None = None
+) -> list[CorrectnessResult]:
+    """Evaluate ``requests`` on ``workers`` threads; results in request order. With a
+    ``description``, progress (done/total, rate, ETA) goes to stderr (:mod:`assay.progress`).
 
     On SIGTERM/SIGINT (main thread) or any error, no new container starts, every live one is
     removed, and the workers are joined before the exception propagates.
@@ -28,11 +32,15 @@ def evaluate_many(requests: Sequence[SandboxRequest], *, workers: int) -> list[C
         raise ValueError("workers must be at least 1")
     executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="assay-sandbox")
     try:
-        with removal_on_signals():
+        with (
+            removal_on_signals(),
+            progress(len(requests) if description else 0, description or "", unit="run") as bar,
+        ):
             futures = [executor.submit(evaluate, request) for request in requests]
             pending = set(futures)
             while pending:
                 _, pending = wait(pending, timeout=POLL_SECONDS, return_when=FIRST_EXCEPTION)
+                bar.update(len(futures) - len(pending) - bar.n)
                 if any(f.done() and f.exception() is not None for f in futures):
                     break
             return [future.result() for future in futures]

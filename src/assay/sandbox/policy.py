@@ -39,7 +39,41 @@ STARTUP_DEADLINE_SECONDS: Final = 10.0
 OUTPUT_CAP_BYTES: Final = 65_536
 """Combined stdout+stderr bytes: of the container to the host, and of each case's child."""
 RECORD_SLACK_SECONDS: Final = 3.0
-"""Host-side allowance per case beyond the candidate deadline (kill, reap, wipe, report)."""
+"""Host-side allowance per case beyond the case's wall-clock ceiling (kill, reap, wipe, report)."""
+CPU_SHARE: Final = NANO_CPUS / 1_000_000_000
+"""The CPU a container may use per second of wall-clock time."""
+WALL_CEILING_FACTOR: Final = 120.0
+"""A case ends after ``deadline × WALL_CEILING_FACTOR`` of wall-clock time whatever the load
+(10 minutes for 5 s); ended that way it is ``starved`` (missing evidence), never ``timeout``.
+Only a starved case gets near it: a busy candidate runs out of CPU and a sleeping one out of
+its own time long before. (Measured on a shared 2-core host where Docker's cgroup competed
+with ~25 host processes: 1.5 s of CPU took 55 s of wall-clock time.)"""
+
+# A loaded host must never turn a correct candidate into a timed-out one. The supervisor
+# therefore measures a case's deadline in time the candidate could actually use, and ends the
+# case as ``timeout`` when any of these runs out:
+#
+# * CPU: the container's CPU time since the case started passes ``deadline × CPU_SHARE``
+#   (the CPU the candidate gets within its deadline on an idle host: 2.5 s for 5 s at half a
+#   CPU), read from the container's own cgroup;
+# * own time: wall-clock time minus the time the candidate's process waited for a CPU
+#   (``/proc/<pid>/schedstat``) passes the deadline, so a candidate that sleeps or blocks
+#   still ends at the deadline;
+# * ceiling: wall-clock time passes ``deadline × WALL_CEILING_FACTOR`` before either of those:
+#   the host starved the case, which makes the result an evaluator failure (``host-overloaded``,
+#   missing evidence), never ``incorrect``.
+#
+# On an idle host the first two end a busy or sleeping candidate at the same moment a plain
+# wall-clock deadline would; on a loaded one, waiting for a CPU does not count.
+
+
+def cpu_budget_seconds(deadline: float) -> float:
+    return deadline * CPU_SHARE
+
+
+def wall_ceiling_seconds(deadline: float) -> float:
+    return deadline * WALL_CEILING_FACTOR
+
 
 SUPERVISOR_COMMAND: Final = ("/usr/bin/python3", "-s", "-P", "-B", "/opt/assay/supervisor.py")
 CONTAINER_NAME_PREFIX: Final = "assay-sandbox-"
@@ -49,6 +83,11 @@ CONTAINER_NAME_PREFIX: Final = "assay-sandbox-"
 class ProfileLimits:
     tmp_bytes: int
     case_deadline_seconds: float
+
+    @property
+    def case_ceiling_seconds(self) -> float:
+        """The most wall-clock time one case can take, however loaded the host."""
+        return wall_ceiling_seconds(self.case_deadline_seconds)
 
 
 PROFILES: Final[dict[RunProfile, ProfileLimits]] = {
@@ -104,3 +143,28 @@ def container_options(profile: RunProfile, name: str, labels: dict[str, str]) ->
         "working_dir": "/",
         "labels": labels,
     }
+
+
+def policy_version() -> str:
+    """A short digest of every runtime policy value (flags, limits and deadlines of both
+    profiles): correctness results are kept per image and per policy version."""
+    import hashlib
+    import json
+
+    described: dict[str, Any] = {
+        profile: {
+            **{k: v for k, v in host_config_options(profile).items() if k != "ulimits"},
+            "ulimits": [dict(u) for u in host_config_options(profile)["ulimits"]],
+            "case_deadline_seconds": PROFILES[profile].case_deadline_seconds,
+        }
+        for profile in PROFILES
+    }
+    described["clock"] = {
+        "cpu_share": CPU_SHARE,
+        "wall_ceiling_factor": WALL_CEILING_FACTOR,
+        "startup_deadline_seconds": STARTUP_DEADLINE_SECONDS,
+        "output_cap_bytes": OUTPUT_CAP_BYTES,
+        "record_slack_seconds": RECORD_SLACK_SECONDS,
+    }
+    canonical = json.dumps(described, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:12]

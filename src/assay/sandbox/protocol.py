@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from assay.fixtures.model import SourceFile
-from assay.sandbox.policy import OUTPUT_CAP_BYTES
+from assay.sandbox.policy import OUTPUT_CAP_BYTES, cpu_budget_seconds, wall_ceiling_seconds
 
 SECRET_BYTES = 32
 RECORD_OVERHEAD_BYTES = 4096
@@ -56,7 +56,10 @@ def payload_bytes(
     case_deadline: float,
     answer_cap: int,
 ) -> bytes:
-    """The framed stdin payload: ``<length>\\n<JSON>``. Expected values are never in it."""
+    """The framed stdin payload: ``<length>\\n<JSON>``. Expected values are never in it.
+
+    The case deadline travels with the CPU budget and wall-clock ceiling derived from it (see
+    :mod:`assay.sandbox.policy`)."""
     body = json.dumps(
         {
             "secret": secret.hex(),
@@ -64,6 +67,8 @@ def payload_bytes(
             "module": module_name(target),
             "cases": list(cases),
             "case_deadline": case_deadline,
+            "cpu_budget": cpu_budget_seconds(case_deadline),
+            "wall_ceiling": wall_ceiling_seconds(case_deadline),
             "output_cap": OUTPUT_CAP_BYTES,
             "answer_cap": answer_cap,
         },

@@ -1,7 +1,9 @@
 """What goes into one sandbox evaluation and what comes out of it.
 
-A result keeps only case indexes, outcome codes and exception type names: never the
-candidate's stdout, stderr, returned values or exception messages.
+A result keeps case indexes, outcome codes and exception type names, and, for explaining a
+verdict on this machine only, a wrong value and an exception message cut to
+:data:`UNPUBLISHED_CHARS` characters (the seed publishes neither; evidence columns holding them
+are named ``unpublished_…``). Never the candidate's stdout or stderr.
 
 Outcome of one case (``CaseOutcome.outcome``)::
 
@@ -16,11 +18,14 @@ Outcome of one case (``CaseOutcome.outcome``)::
     output-flood       the case's stdout+stderr passed the output cap
     oversized-answer   the answer passed the per-case answer budget
     no-result          the supervisor gave no valid record for the case (silent, dead, truncated)
+    starved            the host gave the case too little CPU to use its deadline within the
+                       wall-clock ceiling: not the candidate's doing (see ``host-overloaded``)
 
 Reason of the whole result: ``correct`` → ``all-cases-passed``; ``incorrect`` → the first
 failing case's outcome, or a stream-level reason (``tampering``, ``output-flood``,
 ``supervisor-silent``, ``stream-truncated``); ``evaluator-failure`` → what failed before the
-authenticated ready record (see :data:`EvaluatorFailureReason`).
+authenticated ready record (see :data:`EvaluatorFailureReason`), or ``host-overloaded`` when a
+case was starved and no case failed on the candidate's own account.
 """
 
 from __future__ import annotations
@@ -45,6 +50,7 @@ CaseOutcomeKind = Literal[
     "output-flood",
     "oversized-answer",
     "no-result",
+    "starved",
 ]
 
 EvaluatorFailureReason = Literal[
@@ -61,6 +67,7 @@ EvaluatorFailureReason = Literal[
     "worker-engine-mismatch",  # a Dask worker's Docker engine differs from the self-test's
     "worker-seccomp-mismatch",  # a Dask worker's engine has another default seccomp profile
     "worker-image-mismatch",  # a Dask worker lacks the pinned image id (load failed or differs)
+    "host-overloaded",  # a case was starved of CPU by the host (after ready; nothing else failed)
 ]
 
 StreamFailureReason = Literal["tampering", "output-flood", "supervisor-silent", "stream-truncated"]
@@ -93,10 +100,23 @@ class SandboxRequest(Frozen):
         return value
 
 
+UNPUBLISHED_CHARS = 200
+"""Generated values and exception messages are cut to this many characters."""
+
+
+def truncated(text: str, limit: int = UNPUBLISHED_CHARS) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 class CaseOutcome(Frozen):
     index: int = Field(ge=0)
     outcome: CaseOutcomeKind
     exception_type: str | None = None
+    actual: str | None = None
+    """``wrong-value``: the returned value as the host compared it (JSON, truncated). Generated
+    output: local evidence only, never published."""
+    exception_message: str | None = None
+    """``exception``: the exception's message (truncated). Local evidence only, never published."""
 
 
 class CorrectnessResult(Frozen):

@@ -2,7 +2,10 @@
 
 Errors are translated here, once: Docker and socket failures before the authenticated ready
 record become ``evaluator-failure`` (missing evidence); after it, anything short of a valid
-record for every case counts against the candidate (``incorrect``).
+record for every case counts against the candidate (``incorrect``), except a case the host
+starved of CPU (``starved``), which is missing evidence (``host-overloaded``) unless another
+case failed on the candidate's own account. The supervisor measures deadlines in CPU time and
+time not spent waiting for a CPU, so host load slows a case down without timing it out.
 
 Cleanup: every container is uniquely named ``assay-sandbox-<pid>-<random>``, registered while
 alive, and force-removed on every exit path. :func:`removal_on_signals` turns SIGTERM/SIGINT
@@ -14,6 +17,7 @@ its stdin end and exits, and the daemon auto-removes the container.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import secrets
 import select
@@ -37,6 +41,7 @@ from assay.sandbox.results import (
     EvaluatorFailureReason,
     SandboxRequest,
     evaluator_failure,
+    truncated,
 )
 
 API_TIMEOUT_SECONDS = 30
@@ -183,7 +188,15 @@ def _ready_in_force(record: dict[str, Any]) -> bool:
 
 
 SUPERVISOR_OUTCOMES = frozenset(
-    {"wrong-type", "timeout", "abnormal-exit", "tampering", "output-flood", "oversized-answer"}
+    {
+        "wrong-type",
+        "timeout",
+        "abnormal-exit",
+        "tampering",
+        "output-flood",
+        "oversized-answer",
+        "starved",
+    }
 )
 """Case outcomes the supervisor decides itself; ``pass`` and ``wrong-value`` only the host does."""
 
@@ -192,11 +205,17 @@ def _case_outcome(index: int, record: dict[str, Any], expected: Any) -> CaseOutc
     """The host's outcome of one case record; None if the record is not a valid one."""
     outcome = record.get("outcome")
     if outcome == "answered" and "value" in record:
-        passed = protocol.typed_equal(expected, record["value"])
-        return CaseOutcome(index=index, outcome="pass" if passed else "wrong-value")
+        if protocol.typed_equal(expected, record["value"]):
+            return CaseOutcome(index=index, outcome="pass")
+        actual = json.dumps(record["value"], ensure_ascii=False, sort_keys=True)
+        return CaseOutcome(index=index, outcome="wrong-value", actual=truncated(actual))
     if outcome == "exception" and isinstance(record.get("exception_type"), str):
+        message = record.get("exception_message")
         return CaseOutcome(
-            index=index, outcome="exception", exception_type=record["exception_type"]
+            index=index,
+            outcome="exception",
+            exception_type=record["exception_type"],
+            exception_message=truncated(message) if isinstance(message, str) else None,
         )
     if outcome in SUPERVISOR_OUTCOMES:
         return CaseOutcome.model_validate({"index": index, "outcome": outcome})
@@ -232,7 +251,9 @@ def judge_stream(
             for index in range(len(outcomes), len(request.expected))
         )
         return CorrectnessResult(status="incorrect", reason=stream_failure, cases=tuple(outcomes))
-    failing = [case for case in outcomes if case.outcome != "pass"]
+    failing = [case for case in outcomes if case.outcome not in ("pass", "starved")]
+    if not failing and any(case.outcome == "starved" for case in outcomes):
+        return evaluator_failure("host-overloaded")
     if failing:
         return CorrectnessResult(
             status="incorrect", reason=failing[0].outcome, cases=tuple(outcomes)
@@ -332,7 +353,7 @@ def _evaluate_with(api: docker.APIClient, request: SandboxRequest) -> Correctnes
         if not _ready_in_force(ready) or ready.get("cases") != len(request.cases):
             return evaluator_failure("policy-not-in-force")
         return judge_stream(
-            session, request, limits.case_deadline_seconds + policy.RECORD_SLACK_SECONDS
+            session, request, limits.case_ceiling_seconds + policy.RECORD_SLACK_SECONDS
         )
     finally:
         if sock is not None:

@@ -37,10 +37,12 @@ def run_selftest(
     image: str,
     *,
     workers: int | None = None,
+    description: str | None = None,
     evaluate: Callable[[Sequence[SandboxRequest]], list[CorrectnessResult]] | None = None,
 ) -> SelfTestReport:
     """``evaluate``: how the requests run (default: :func:`evaluate_many` on ``workers``
-    threads; the self-test stage passes the Dask fan-out when ``compute`` names a cluster)."""
+    threads, progress under ``description``; the self-test stage passes the Dask fan-out when
+    ``compute`` names a cluster)."""
     # the container machinery loads only here: reading a report (the plan stage) needs none
     from assay.sandbox.cells import request_for
     from assay.sandbox.parallel import default_workers, evaluate_many
@@ -67,7 +69,9 @@ def run_selftest(
     if not requests:
         return SelfTestReport(image=image, **counts, checks=0, failures=())
     if evaluate is None:
-        results = evaluate_many(requests, workers=workers or default_workers())
+        results = evaluate_many(
+            requests, workers=workers or default_workers(), description=description
+        )
     else:
         results = evaluate(requests)
     failures = tuple(

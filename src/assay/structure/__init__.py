@@ -48,6 +48,7 @@ __all__ = [
     "EvaluatorVersion",
     "StructuralReason",
     "StructuralResult",
+    "gated_candidate",
     "score",
 ]
 
@@ -69,15 +70,33 @@ def score(
     version: int = DEFAULT_VERSION,
 ) -> StructuralResult:
     """The structural verdict of one candidate source under one evaluator version."""
+    candidate = gated_candidate(
+        source, helper=helper, helper_module=helper_module, primitives=primitives, version=version
+    )
+    if isinstance(candidate, Refused):
+        return StructuralResult(
+            verdict="rejected", reason=candidate.reason, evaluator_version=version
+        )
+    verdict, reason = decide(candidate)
+    return StructuralResult(verdict=verdict, reason=reason, evaluator_version=version)
+
+
+def gated_candidate(
+    source: str | bytes,
+    *,
+    helper: str,
+    helper_module: str | None,
+    primitives: Sequence[str],
+    version: int = DEFAULT_VERSION,
+) -> Candidate | Refused:
+    """The gate's refusal, or the candidate with everything the rules look at."""
     spec = evaluator_version(version)
     declared = parse_primitives(tuple(primitives))
     admission = admit(
         source, helper=helper, helper_module=helper_module, annotations=spec.annotations
     )
     if isinstance(admission, Refused):
-        return StructuralResult(
-            verdict="rejected", reason=admission.reason, evaluator_version=version
-        )
+        return admission
     implement = admission.implement
     bindings = local_bindings(implement, admission.nodes)
     scope = build_scope(admission.tree, bindings)
@@ -95,5 +114,4 @@ def score(
         primitives=declared,
         version=spec,
     )
-    verdict, reason = decide(candidate)
-    return StructuralResult(verdict=verdict, reason=reason, evaluator_version=version)
+    return candidate

@@ -150,9 +150,14 @@ RULES: tuple[Rule, ...] = (
 )
 
 
-def decide(candidate: Candidate) -> Decision:
+def decide_with_rule(candidate: Candidate) -> tuple[Decision, str]:
+    """The first rule's decision, and that rule's name (``neither`` when none decided)."""
     for rule in RULES:
         decision = rule(candidate)
         if decision is not None:
-            return decision
-    return neither(candidate)
+            return decision, rule.__name__
+    return neither(candidate), neither.__name__
+
+
+def decide(candidate: Candidate) -> Decision:
+    return decide_with_rule(candidate)[0]

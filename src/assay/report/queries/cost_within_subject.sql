@@ -1,7 +1,7 @@
 -- Subjects that produced both verdicts: the mean delta of each, and which was larger.
 WITH per_subject AS (
   SELECT run, subject, metric, verdict, avg(delta) AS mean_delta
-  FROM metric_changes
+  FROM cost_changes
   WHERE verdict IN ('reused', 'duplicated') AND delta IS NOT NULL
   GROUP BY ALL
 ), both_verdicts AS (

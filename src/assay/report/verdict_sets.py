@@ -1,0 +1,71 @@
+"""The primary paired comparison over any set of structural verdicts, not only the SQL view.
+
+Rescoring (another evaluator version) and adjudication (human decisions on ambiguous cells)
+each give a run a second set of verdicts. Both are compared with the same
+:func:`assay.stats.paired_comparison` the SQL report agrees with (tests/report), so a "before"
+and an "after" differ only in the verdicts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from assay.records import ORDINAL_VERDICTS
+from assay.stats import paired_comparison
+
+Verdicts = Mapping[tuple[str, int], str | None]
+"""A run's verdicts by ``(cell_id, step)``."""
+
+
+def outcomes_by_step(
+    cells: Iterable[Mapping[str, Any]], verdicts: Verdicts
+) -> dict[int, dict[str, dict[str, list[str | None]]]]:
+    """``{step: {subject: {arm: [verdict of each repeat, in repeat order]}}}``."""
+    grouped: dict[int, dict[str, dict[str, list[tuple[int, str | None]]]]] = {}
+    for cell in cells:
+        key = (cell["cell_id"], cell["step"])
+        arms = grouped.setdefault(cell["step"], {}).setdefault(cell["subject"], {})
+        arms.setdefault(cell["arm"], []).append((cell["repeat"], verdicts.get(key)))
+    return {
+        step: {
+            subject: {arm: [v for _, v in sorted(values)] for arm, values in arms.items()}
+            for subject, arms in subjects.items()
+        }
+        for step, subjects in grouped.items()
+    }
+
+
+def comparisons(
+    cells: Iterable[Mapping[str, Any]], verdicts: Verdicts, run: Mapping[str, Any]
+) -> list[dict[str, Any]]:
+    """The reference arm against every other arm, per step, as the primary report computes it."""
+    rows = []
+    for step, outcomes in sorted(outcomes_by_step(cells, verdicts).items()):
+        for arm in run["arms"]:
+            if arm == run["reference_arm"]:
+                continue
+            result = paired_comparison(
+                outcomes,
+                reference_arm=run["reference_arm"],
+                other_arm=arm,
+                repeats=run["repeats"],
+                scale=ORDINAL_VERDICTS,
+                alpha=run["alpha"],
+                minimum_subjects=run["minimum_subjects"],
+            )
+            rows.append(
+                {
+                    "step": step,
+                    "arm": arm,
+                    "complete_subjects": len(result.complete_subjects),
+                    "favouring_reference": result.favouring_reference,
+                    "favouring_arm": result.favouring_other,
+                    "ties": result.ties,
+                    "p_value": round(result.test.p_value, 10),
+                    "significant": result.significant,
+                    "descriptive_only": result.descriptive_only,
+                    "note": result.note,
+                }
+            )
+    return rows

@@ -1,0 +1,105 @@
+"""Open a report page in headless Chromium (Debian's ``chromium``, driven by Playwright over
+the DevTools protocol), collect console errors, wait for the charts, take screenshots.
+
+Without Chromium the tests that need it skip, except under ``CI`` where they fail.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = os.environ.get("ASSAY_CHROMIUM", "/usr/bin/chromium")
+ROOT = Path(__file__).resolve().parents[2]
+SCREENSHOTS = ROOT / "data" / "report" / "screenshots"
+
+
+def require_chromium() -> str:
+    path = CHROMIUM if Path(CHROMIUM).exists() else shutil.which("chromium")
+    if path is None:
+        message = f"headless Chromium is needed ({CHROMIUM}; Debian package chromium)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return path
+
+
+@dataclass
+class Page:
+    page: Any
+    console_errors: list[str] = field(default_factory=list)
+    requests: list[str] = field(default_factory=list)
+
+    def chart_sizes(self) -> dict[str, dict[str, float]]:
+        """Per drawn chart: its SVG's size and its data marks (legends not counted): every
+        mark, the bars and the lines."""
+        return self.page.evaluate(
+            """() => Object.fromEntries([...document.querySelectorAll('.chart[data-chart]')].map(node => {
+                const svg = node.querySelector('svg');
+                const box = svg ? svg.getBoundingClientRect() : {width: 0, height: 0};
+                const count = (selector) => svg ? svg.querySelectorAll(selector).length : 0;
+                return [node.dataset.chart, {width: box.width, height: box.height,
+                    marks: count('g.role-mark > path'), bars: count('g.mark-rect.role-mark > path'),
+                    lines: count('g.mark-line.role-mark > path')}];
+            }))"""
+        )
+
+    def screenshot(self, name: str) -> Path:
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        path = SCREENSHOTS / name
+        self.page.screenshot(path=str(path), full_page=False)
+        return path
+
+
+@contextmanager
+def open_page(html: Path, *, width: int = 1400, height: int = 1000) -> Iterator[Page]:
+    executable = require_chromium()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=executable, args=["--no-sandbox", "--disable-gpu"]
+        )
+        try:
+            context = browser.new_context(viewport={"width": width, "height": height})
+            page = context.new_page()
+            result = Page(page)
+            page.on("console", lambda m: m.type == "error" and result.console_errors.append(m.text))
+            page.on("pageerror", lambda e: result.console_errors.append(f"pageerror: {e}"))
+            page.on("request", lambda r: result.requests.append(r.url))
+            page.goto(html.as_uri())
+            page.wait_for_function(
+                "() => [...document.querySelectorAll('.chart[data-chart]')]"
+                ".every(n => n.querySelector('svg') || n.textContent.startsWith('chart failed'))",
+                timeout=60_000,
+            )
+            yield result
+        finally:
+            browser.close()
+
+
+def render_specs(specs: dict[str, dict[str, Any]], folder: Path) -> Iterator[Page]:
+    """A bare page drawing each Vega-Lite spec with the report's inlined bundle, opened in
+    Chromium (for specs the report does not draw itself, such as ``dvc plots`` output)."""
+    from assay.report.vega import javascript
+
+    charts = "".join(f'<div class="chart" data-chart="{name}"></div>' for name in specs)
+    data = json.dumps(specs).replace("</", "<\\/")
+    html = folder / "specs.html"
+    html.write_text(
+        f"<!doctype html><meta charset=utf-8><script>{javascript()}</script>{charts}<script>"
+        f"const specs = {data};"
+        "for (const n of document.querySelectorAll('.chart')) vegaEmbed(n, specs[n.dataset.chart],"
+        " {renderer: 'svg', actions: false}).catch(e => { n.textContent = 'chart failed: ' + e;"
+        " console.error(String(e)); });</script>",
+        encoding="utf-8",
+    )
+    return open_page(html)

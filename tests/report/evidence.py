@@ -1,0 +1,109 @@
+"""Small hand-made evidence for report tests: one dose-like run with every table filled, so
+the page has curves, a cell browser and explanations without running the pipeline."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from assay.evidence import (
+    CallRecord,
+    CandidateRow,
+    CorrectnessRow,
+    PromptRow,
+    SubjectRow,
+    VerdictRow,
+)
+from assay.plan import Plan
+from assay.tables import write_records
+
+ARMS = ("mess-00", "mess-03", "mess-10")
+HOSTILE = "</script><script>window.__owned = true</script><img src=x onerror=window.__owned=1>"
+REUSED = "def implement(value):\n    return mask_card_number(value)\n"
+DUPLICATED = 'def implement(value):\n    digits = "".join(c for c in value if c.isdigit())\n    return "*" * (len(digits) - 4) + digits[-4:]\n'
+
+
+def _plan(run: str) -> Plan:
+    return Plan.model_validate({
+        "run": run, "scenario": "dose", "fixture_sources": "0" * 64, "prompt_profile": "v1",
+        "repeats": 1, "arms": list(ARMS), "reference_arm": ARMS[0], "schedule": "blocked",
+        "model": {"model": f"model-{run}", "provider": "simulated"}, "cells": [], "tools": {},
+        "analysis": {"alpha": 0.05, "minimum_subjects": 10, "structure_evaluator": 7},
+        "budget": {"paid": False, "ceiling_usd": 0.0, "reservation_usd": 0.0, "requests": 0,
+                   "admitted_requests": 0,
+                   "worst_case_usd": 0.0},
+    })  # fmt: skip
+
+
+def write_dose_evidence(
+    data: Path, runs: tuple[str, ...] = ("run-a", "run-b"), subjects: int = 4
+) -> None:
+    write_records(
+        data / "subjects" / "dose" / "subjects.parquet",
+        SubjectRow,
+        [SubjectRow(scenario="dose", subject=f"s{s}", family="cards", arm=arm, subject_digest="d",
+                    arm_digest="d", target="app.py", helper="mask_card_number", helper_module=None,
+                    primitives=("str.join", "str.isdigit", "len"), sandbox="standard",
+                    repository_bytes=1) for s in range(subjects) for arm in ARMS],
+    )  # fmt: skip
+    write_records(
+        data / "render" / "dose" / "prompts.parquet",
+        PromptRow,
+        [PromptRow(scenario="dose", subject=f"s{s}", arm=arm, prompt_profile="p", prompt_digest=f"p{s}{arm}",
+                   prompt=f"Implement implement() for s{s} in {arm}.\n{HOSTILE}", instruction="i",
+                   target="app.py", files_json="{}") for s in range(subjects) for arm in ARMS],
+    )  # fmt: skip
+    for index, run in enumerate(runs):
+        folder = data / "plan" / run
+        folder.mkdir(parents=True)
+        plan = _plan(run)
+        (folder / "plan.json").write_bytes(plan.canonical())
+        (folder / "plan.sha256").write_text(plan.hash + "\n")
+        calls, candidates, verdicts, correctness = [], [], [], []
+        for s in range(subjects):
+            for level, arm in enumerate(ARMS):
+                key = {
+                    "run": run, "cell_id": f"s{s}/{arm}/r1", "subject": f"s{s}", "arm": arm, "repeat": 1, "step": 1
+                }
+                reused = (s + level * (index + 1)) % 3 != 2
+                source = REUSED if reused else DUPLICATED
+                calls.append(
+                    CallRecord(
+                        **key,
+                        status="completed",
+                        prompt_digest=f"p{s}{arm}",
+                        text=f"```python\n{source}```\n{HOSTILE}",
+                    )
+                )
+                candidates.append(
+                    CandidateRow(
+                        **key, execution_status="completed", extract_status="code", source=source,
+                        extraction_version=2,
+                    )
+                )
+                verdicts.append(
+                    VerdictRow(
+                        **key,
+                        verdict="reused" if reused else "duplicated",
+                        reason="helper-call" if reused else "primitive-only",
+                        evaluator_version=7,
+                        rule="unconditional_helper_call" if reused else "primitive_only",
+                        helper_call_lines=(2,) if reused else (),
+                        helper_call_positions=("unconditional",) if reused else (),
+                        primitive_calls=() if reused else ("str.join", "str.isdigit", "len"),
+                        primitive_call_lines=() if reused else (2, 2, 3),
+                    )
+                )
+                correctness.append(CorrectnessRow(
+                    **key, status="correct" if reused else "incorrect",
+                    reason="all-cases-passed" if reused else "wrong-value", case_indexes=(0, 1),
+                    case_outcomes=("pass", "pass") if reused else ("pass", "wrong-value"),
+                    case_exception_types=(None, None), case_inputs=('"4111"', '"1234567812345678"'),
+                    case_expected=('"4111"', '"************5678"'),
+                    unpublished_case_actuals=(None, None) if reused else (None, '"' + HOSTILE.replace('"', "'") + '"'),
+                    unpublished_case_messages=(None, None), image="sha256:" + "0" * 64))  # fmt: skip
+        write_records(data / "execute" / run / "cells.parquet", CallRecord, calls)
+        write_records(data / "extract" / run / "candidates.parquet", CandidateRow, candidates)
+        write_records(data / "structure" / run / "verdicts.parquet", VerdictRow, verdicts)
+        write_records(
+            data / "correctness" / run / "correctness.parquet", CorrectnessRow, correctness
+        )

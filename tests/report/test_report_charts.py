@@ -1,0 +1,46 @@
+"""Chart data and page sections that the default study does not exercise: chain steps and
+codebase scenarios."""
+
+from __future__ import annotations
+
+from assay.report import charts
+from assay.report.html import _scenario_tables
+
+
+def _report(steps: int) -> dict:
+    counts = []
+    for step in range(1, steps + 1):
+        for arm in ("mess-00", "mess-10"):
+            counts.append({"step": step, "arm": arm, "outcome": "reused", "cells": 10 - step})
+            counts.append({"step": step, "arm": arm, "outcome": "duplicated", "cells": step})
+    return {"outcome_counts": counts}
+
+
+def test_chain_steps_one_point_per_step_and_arm_for_chain_runs_only() -> None:
+    rows = charts.chain_rows({"chain-run": _report(5), "flat-run": _report(1)})
+    assert {r["run"] for r in rows} == {"chain-run"}
+    assert [(r["step"], r["arm"], r["reuse_rate"]) for r in rows[:2]] == [
+        (1, "mess-00", 0.9),
+        (1, "mess-10", 0.9),
+    ]
+    spec = charts.chain_steps(rows)
+    assert spec is not None and spec["spec"]["encoding"]["x"]["field"] == "step"
+    assert charts.chain_steps([]) is None
+
+
+def test_scenario_tables_keep_arm_order_and_runs_side_by_side() -> None:
+    report = {
+        "arms": ["clean", "inconsistent"],
+        "runs": [{"run": "a"}, {"run": "b"}],
+        "steps": {
+            "1": {
+                "cells": {"clean": {"a": {"reused": 3}}, "inconsistent": {"b": {"reused": 1}}},
+                "subjects": {},
+                "tests": {},
+            }
+        },
+    }
+    (step,) = _scenario_tables(report)
+    assert [row["arm"] for row in step["rows"]] == ["clean", "inconsistent"]
+    assert step["rows"][0]["cells"] == [{"reused": 3}, None]
+    assert step["rows"][1]["cells"] == [None, {"reused": 1}]

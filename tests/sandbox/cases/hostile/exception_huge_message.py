@@ -1,0 +1,2 @@
+def implement(value):
+    raise ValueError("x" * 100_000)
