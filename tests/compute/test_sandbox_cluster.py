@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import signal
 import socket
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -26,6 +28,8 @@ from assay.sandbox.cells import request_for
 from assay.tables import write_records
 
 CLUSTER = Compute(scheduler="tcp://127.0.0.1:8786")  # the address is not used with a client
+
+pytestmark = pytest.mark.docker
 
 
 @pytest.fixture(scope="module")
@@ -121,7 +125,7 @@ def test_a_worker_whose_engine_differs_is_refused_as_missing_evidence(client, v1
     request = request_for(
         subject, subject.arms[0].name, subject.task.references.reused, sandbox_image
     )
-    placed = client.gather(client.map(evaluate_cell, [request] * 3, pure=False))
+    placed = client.gather(client.map(evaluate_cell, [request] * 3, stage="refused", pure=False))
     assert {(p.value.status, p.value.reason) for p in placed} == {
         ("evaluator-failure", "worker-seccomp-mismatch")
     }
@@ -138,3 +142,49 @@ def test_an_unreachable_scheduler_fails_in_one_line_before_any_work():
     assert time.monotonic() - started < 30
     message = str(caught.value)
     assert "\n" not in message and f"127.0.0.1:{port}" in message and "nothing was run" in message
+
+
+CANCELLED_STAGE = """
+import sys
+from assay.compute.sandbox import evaluate_placed
+from assay.params import Compute
+from assay.sandbox import SandboxCancelled, SandboxRequest
+sleeper = "import time\\n\\n\\ndef implement(value):\\n    time.sleep(60)\\n"
+requests = [
+    SandboxRequest(files={"m.py": ""}, target="m.py", candidate=sleeper + "#" * n, cases=(1, 2),
+                   expected=(1, 2), image=sys.argv[2])
+    for n in range(10)
+]
+try:
+    evaluate_placed(requests, Compute(scheduler=sys.argv[1]), sys.argv[2])
+except SandboxCancelled as cancelled:
+    sys.exit(128 + cancelled.signum)
+sys.exit(0)
+"""
+
+
+def test_a_cancelled_stage_leaves_no_container_on_any_worker(
+    cluster, client, sandbox_image, tmp_path
+):
+    script = tmp_path / "stage.py"
+    script.write_text(CANCELLED_STAGE, encoding="utf-8")
+    prefixes = [f"assay-sandbox-{pid}-" for pid in client.run(os.getpid).values()]
+    api = docker.APIClient(**docker.utils.kwargs_from_env())
+    stage = subprocess.Popen(
+        [sys.executable, str(script), cluster.scheduler_address, sandbox_image]
+    )
+    try:
+        end = time.monotonic() + 120
+        while len(own_containers(api, prefixes)) < 4:  # two slots on each of the two workers
+            assert stage.poll() is None and time.monotonic() < end, "the cells never started"
+            time.sleep(0.1)
+        time.sleep(1.0)  # the candidates are sleeping now; six more cells wait for a slot
+        stage.send_signal(signal.SIGTERM)
+        stage.wait(timeout=120)
+    finally:
+        if stage.poll() is None:
+            stage.kill()
+    assert stage.returncode == 128 + signal.SIGTERM
+    assert own_containers(api, prefixes) == []
+    time.sleep(3.0)  # a cell that was waiting for a slot starts no container after the cancel
+    assert own_containers(api, prefixes) == []

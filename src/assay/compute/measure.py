@@ -19,7 +19,7 @@ from distributed import Client, get_worker
 from assay.compute.client import connect, worker_names
 from assay.compute.placed import LOCAL, Placed
 from assay.errors import ComputeError
-from assay.metrics import MeasureItem, Measurement, measure, tool_versions
+from assay.metrics import MeasureItem, Measurement, jscpd_tool, measure, tool_versions
 from assay.params import Compute
 
 
@@ -59,11 +59,15 @@ def tasks(items: Sequence[MeasureItem], per_task: int) -> list[list[MeasureItem]
 
 
 def version_refusal(expected: Mapping[str, str]) -> str | None:
-    """On a worker: ``None`` if its metric tools are the plan's, else what differs."""
+    """On a worker: ``None`` if its metric tools are the plan's and can run, else what differs
+    (a pinned tool the worker cannot run would turn its figures into missing ones)."""
     mine = tool_versions()
     differing = [
         f"{tool} {mine.get(tool)} != {v}" for tool, v in expected.items() if mine.get(tool) != v
     ]
+    problem = jscpd_tool.installation_problem()
+    if problem is not None:
+        differing.append(f"{jscpd_tool.TOOL}: {problem}")
     return "; ".join(differing) or None
 
 

@@ -6,12 +6,15 @@ one the self-test ran on), ``docker load``s the shipped archive when the engine 
 image id, and checks that the loaded image has exactly that id. The outcome is kept per process
 in :data:`_states`; :func:`evaluate_cell` reads it, so a refused worker turns every cell it gets
 into an ``evaluator-failure`` (missing evidence, never ``incorrect``).
+
+Cleanup on the worker side: as it starts, a worker removes every container a dead process of
+its host left (a nanny restarting a killed worker runs this); :func:`end_stage` removes every
+container of a stage that has ended, failed or been cancelled, after stopping its cells here.
 """
 
 from __future__ import annotations
 
 import threading
-import time
 from dataclasses import dataclass
 
 from distributed import WorkerPlugin, get_worker
@@ -19,13 +22,20 @@ from docker import errors as docker_errors
 
 from assay.compute.engine import EngineIdentity, has_image, identity
 from assay.compute.placed import Placed
+from assay.sandbox.owners import remove_orphans, remove_stage
 from assay.sandbox.results import (
     CorrectnessResult,
     EvaluatorFailureReason,
     SandboxRequest,
     evaluator_failure,
 )
-from assay.sandbox.runner import docker_client, evaluate, live_count, remove_all_live
+from assay.sandbox.runner import (
+    SandboxCancelled,
+    cancel_stage,
+    docker_client,
+    evaluate,
+    remove_all_live,
+)
 
 LOAD_TIMEOUT_SECONDS = 600
 
@@ -48,11 +58,13 @@ _states_lock = threading.Lock()
 def check_worker(
     image_id: str, reference: EngineIdentity, archive: bytes | None, slots: int
 ) -> WorkerState:
-    """Compare, load if needed, verify. Never raises: a problem is a refusal."""
+    """Remove what dead processes of this host left, compare, load if needed, verify. Never
+    raises: a problem is a refusal."""
     gate = threading.BoundedSemaphore(slots)
     try:
         api = docker_client()
         try:
+            remove_orphans(api)
             mine = identity(api)
             differences = reference.differences(mine)
             if differences:
@@ -111,9 +123,14 @@ def readiness(image_id: str) -> tuple[str | None, str, str, bool]:
     return (state.refusal, state.detail, state.engine, state.loaded)
 
 
-def evaluate_cell(request: SandboxRequest) -> Placed[CorrectnessResult]:
-    """One sandboxed cell on this worker, within its slots; a refused worker's cells are
-    evaluator failures."""
+class CellCancelled(Exception):
+    """A cell of a stage that was cancelled before its container started (its result is
+    not wanted: the client has released it)."""
+
+
+def evaluate_cell(request: SandboxRequest, stage: str) -> Placed[CorrectnessResult]:
+    """One sandboxed cell of ``stage`` on this worker, within its slots; a refused worker's
+    cells are evaluator failures."""
     address = get_worker().address
     state = _states.get(request.image)
     if state is None:
@@ -121,20 +138,23 @@ def evaluate_cell(request: SandboxRequest) -> Placed[CorrectnessResult]:
     if state.refusal is not None:
         return Placed(evaluator_failure(state.refusal), address, state.engine)
     with state.slots:
-        return Placed(evaluate(request), address, state.engine)
+        try:
+            return Placed(evaluate(request, stage=stage), address, state.engine)
+        except SandboxCancelled:
+            raise CellCancelled(f"stage {stage} was cancelled") from None
 
 
-def remove_live_containers(settle_seconds: float = 1.0, limit_seconds: float = 10.0) -> int:
-    """Cancel on this worker: force-remove every live sandbox container until none has appeared
-    for ``settle_seconds`` (a cell already past its start check may still create one)."""
-    removed = 0
-    end = time.monotonic() + limit_seconds
-    quiet_since = time.monotonic()
-    while time.monotonic() < end and time.monotonic() - quiet_since < settle_seconds:
-        live = live_count()
-        if live:
-            removed += live
-            remove_all_live()
-            quiet_since = time.monotonic()
-        time.sleep(0.05)
-    return removed
+def end_stage(stage: str, *, cancelled: bool) -> int:
+    """On every worker when a stage ends: stop its cells here if it was cancelled, then
+    force-remove every container of it on this worker's engine (after a successful gather,
+    only ones a dead worker left) and every container a dead process of this host left."""
+    if cancelled:
+        cancel_stage(stage)
+    try:
+        api = docker_client()
+        try:
+            return remove_stage(api, stage) + remove_orphans(api)
+        finally:
+            api.close()
+    except (docker_errors.DockerException, OSError):
+        return 0

@@ -6,13 +6,17 @@ is shipped only when some worker lacks the image). Cells go only to workers that
 none is, they go to any worker and come back as evaluator failures naming the refusal.
 
 Faults: Dask re-runs a cell whose worker died on another worker (evaluation is free and
-deterministic); the dead worker's containers end with its attach streams (auto-remove). On
-SIGTERM/SIGINT or any error the cells are cancelled and every worker force-removes its live
-containers before the exception propagates.
+deterministic). Every container carries the stage's token (label ``assay.stage``): when the
+stage ends, every worker force-removes the stage's containers left on its engine (a dead
+worker's, whether running or only created) and those of dead processes of its host; the nanny's
+replacement worker does the latter as it starts. On SIGTERM/SIGINT or any error the cells are
+cancelled, every worker stops the stage's cells (none starts a container any more) and removes
+its containers before the exception propagates.
 """
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 from collections.abc import Sequence
 from typing import cast
@@ -22,7 +26,7 @@ from distributed import Client
 from assay.compute.client import connect, worker_names
 from assay.compute.engine import image_archive, local_identity
 from assay.compute.placed import LOCAL, Placed
-from assay.compute.plugin import SandboxPlugin, evaluate_cell, readiness, remove_live_containers
+from assay.compute.plugin import SandboxPlugin, end_stage, evaluate_cell, readiness
 from assay.params import Compute
 from assay.sandbox.parallel import default_workers, evaluate_many
 from assay.sandbox.results import CorrectnessResult, SandboxRequest
@@ -70,11 +74,12 @@ def evaluate_on_cluster(
     ready = sorted(
         (names[a] for a, state in states.items() if state[0] is None and a in names), key=str
     )
-    token = uuid.uuid4().hex[:12]
+    stage = uuid.uuid4().hex[:12]
     futures = client.map(
         evaluate_cell,
         list(requests),
-        key=[f"assay-cell-{token}-{index:06d}" for index in range(len(requests))],
+        stage=stage,
+        key=[f"assay-cell-{stage}-{index:06d}" for index in range(len(requests))],
         pure=False,
         workers=cast("list[str]", ready) or None,  # names may be ints (LocalCluster)
         allow_other_workers=not ready,
@@ -82,11 +87,14 @@ def evaluate_on_cluster(
     try:
         with removal_on_signals():
             placed: list[Placed[CorrectnessResult]] = client.gather(futures)
-        return placed
     except BaseException:
         client.cancel(futures, force=True)
-        client.run(remove_live_containers)
+        # best effort: with the connection lost, each worker's cells end and remove their own
+        with contextlib.suppress(Exception):
+            client.run(end_stage, stage, cancelled=True)
         raise
+    client.run(end_stage, stage, cancelled=False)
+    return placed
 
 
 def refusals(states: dict[str, Readiness]) -> list[str]:

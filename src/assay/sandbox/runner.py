@@ -7,11 +7,15 @@ starved of CPU (``starved``), which is missing evidence (``host-overloaded``) un
 case failed on the candidate's own account. The supervisor measures deadlines in CPU time and
 time not spent waiting for a CPU, so host load slows a case down without timing it out.
 
-Cleanup: every container is uniquely named ``assay-sandbox-<pid>-<random>``, registered while
+Cleanup: every container is uniquely named ``assay-sandbox-<pid>-<random>``, labelled with its
+owner process (and its Dask stage, if any; :mod:`assay.sandbox.owners`), registered while
 alive, and force-removed on every exit path. :func:`removal_on_signals` turns SIGTERM/SIGINT
 into :class:`SandboxCancelled` in the main thread so ``finally`` blocks run and the caller waits
 for removal; a caller killed outright (SIGKILL) closes the attach stream, the supervisor sees
-its stdin end and exits, and the daemon auto-removes the container.
+its stdin end and exits, and the daemon auto-removes the container. A container such a caller
+had created but not started yet is removed by the next sweep of orphans on that host
+(:func:`assay.sandbox.owners.remove_orphans`). :func:`cancel_stage` stops one Dask stage's
+cells in this process without touching other stages'.
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ from typing import Any
 import docker
 from docker import errors as docker_errors
 
-from assay.sandbox import policy, protocol
+from assay.sandbox import owners, policy, protocol
 from assay.sandbox.results import (
     CaseOutcome,
     CorrectnessResult,
@@ -60,6 +64,21 @@ class SandboxCancelled(BaseException):
 _live_lock = threading.Lock()
 _live: set[str] = set()
 cancelled = threading.Event()
+_cancelled_stages: set[str] = set()
+
+
+def cancel_stage(stage: str) -> None:
+    """No container of ``stage`` starts in this process from now on; one being created raises
+    :class:`SandboxCancelled` once it exists (the caller then removes it by its label)."""
+    with _live_lock:
+        _cancelled_stages.add(stage)
+
+
+def _stopping(stage: str | None) -> bool:
+    if cancelled.is_set():
+        return True
+    with _live_lock:
+        return stage is not None and stage in _cancelled_stages
 
 
 def container_name() -> str:
@@ -276,8 +295,9 @@ def _precheck(request: SandboxRequest) -> EvaluatorFailureReason | None:
     return None
 
 
-def evaluate(request: SandboxRequest) -> CorrectnessResult:
-    """Run one candidate against its cases in a fresh hardened container."""
+def evaluate(request: SandboxRequest, *, stage: str | None = None) -> CorrectnessResult:
+    """Run one candidate against its cases in a fresh hardened container (labelled with
+    ``stage`` when it is one of a Dask stage's cells)."""
     failure = _precheck(request)
     if failure is not None:
         return evaluator_failure(failure)
@@ -288,12 +308,14 @@ def evaluate(request: SandboxRequest) -> CorrectnessResult:
         except (docker_errors.DockerException, OSError):
             return evaluator_failure("daemon-unreachable")
         try:
-            return _evaluate_with(api, request)
+            return _evaluate_with(api, request, stage)
         finally:
             api.close()
 
 
-def _evaluate_with(api: docker.APIClient, request: SandboxRequest) -> CorrectnessResult:
+def _evaluate_with(
+    api: docker.APIClient, request: SandboxRequest, stage: str | None
+) -> CorrectnessResult:
     try:
         image = api.inspect_image(request.image)
     except docker_errors.NotFound:
@@ -302,7 +324,7 @@ def _evaluate_with(api: docker.APIClient, request: SandboxRequest) -> Correctnes
         return evaluator_failure("daemon-unreachable")
     if image.get("Id") != request.image:
         return evaluator_failure("image-missing")
-    if cancelled.is_set():
+    if _stopping(stage):
         raise SandboxCancelled(signal.SIGTERM)
     limits = policy.PROFILES[request.profile]
     name = container_name()
@@ -325,7 +347,7 @@ def _evaluate_with(api: docker.APIClient, request: SandboxRequest) -> Correctnes
             api.create_container(
                 request.image,
                 host_config=host_config,
-                **policy.container_options(request.profile, name, {"assay.sandbox": "1"}),
+                **policy.container_options(request.profile, name, owners.labels(stage)),
             )
         except (docker_errors.DockerException, OSError):
             return evaluator_failure("container-create-failed")
@@ -342,7 +364,7 @@ def _evaluate_with(api: docker.APIClient, request: SandboxRequest) -> Correctnes
             return evaluator_failure("startup-deadline")
         except (docker_errors.DockerException, OSError):
             return evaluator_failure("container-start-failed")
-        if cancelled.is_set():  # cancelled while this container was being created
+        if _stopping(stage):  # cancelled while this container was being created
             raise SandboxCancelled(signal.SIGTERM)
         session = StreamSession(sock=sock, secret=secret)
         ready = session.next_record(startup_end)
