@@ -2,6 +2,7 @@
 in its own git repo, for end-to-end DVC runs (tests/pipeline, tests/providers)."""
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -11,6 +12,13 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
+RUNNING = re.compile(r"Running stage '(?:[^':]+:)?([^']+)'")
+
+
+def stages_ran(output: str) -> set[str]:
+    """The stages a ``dvc repro`` output says it ran, by name (``execute@RUN``), whichever
+    dvc.yaml defines them (DVC prints ``pipeline/execute/dvc.yaml:execute@RUN``)."""
+    return set(RUNNING.findall(output))
 
 
 class Repo:
@@ -71,7 +79,7 @@ def repo(tmp_path: Path) -> Repo:
 
 def make_repo(target: Path, *, with_lock: bool = False) -> Repo:
     """A git repo at ``target`` holding the working tree's tracked and unignored files
-    (without ``dvc.lock`` unless ``with_lock``: a fresh clone as a user gets it)."""
+    (without the ``dvc.lock`` files unless ``with_lock``: a fresh clone as a user gets it)."""
     tracked = subprocess.run(
         ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
         cwd=ROOT,
@@ -80,7 +88,7 @@ def make_repo(target: Path, *, with_lock: bool = False) -> Repo:
     ).stdout
     for name in filter(None, tracked.decode().split("\0")):
         source = ROOT / name
-        if not source.is_file() or (name == "dvc.lock" and not with_lock):
+        if not source.is_file() or (name.endswith("dvc.lock") and not with_lock):
             continue
         destination = target / name
         destination.parent.mkdir(parents=True, exist_ok=True)

@@ -21,7 +21,7 @@ import docker
 import pytest
 from distributed import Client, LocalCluster
 
-from assay.evidence import CandidateRow
+from assay.evidence import CandidateRow, ImageRecord
 from assay.fixtures.model import Scenario
 from assay.fixtures.scenarios import load_scenario
 from assay.sandbox.selftest import KNOWN_WRONG
@@ -143,14 +143,20 @@ def second_engine() -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
-def sandbox_image(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """The standard sandbox image id (built on the shared engine only if its recipe is new)."""
+def sandbox_record(tmp_path_factory: pytest.TempPathFactory) -> ImageRecord:
+    """The standard sandbox image's record (built on the shared engine only if its recipe is
+    new)."""
     from assay.sandbox.image import ensure_image
 
     try:
-        return ensure_image("standard", tmp_path_factory.mktemp("image") / "standard.json").image_id
+        return ensure_image("standard", tmp_path_factory.mktemp("image") / "standard.json")
     except Exception as exc:
         if os.environ.get("CI"):
             pytest.fail(f"the sandbox image is unusable: {exc}")
         pytest.skip(f"the sandbox image is unusable: {exc}")
         raise
+
+
+@pytest.fixture(scope="session")
+def sandbox_image(sandbox_record: ImageRecord) -> str:
+    return sandbox_record.image_id

@@ -25,6 +25,7 @@ from assay.evidence import CorrectnessRow
 from assay.params import Compute
 from assay.pipeline.correctness import placed_correctness_rows
 from assay.sandbox.cells import request_for
+from assay.sandbox.image import save_archive
 from assay.tables import write_records
 
 CLUSTER = Compute(scheduler="tcp://127.0.0.1:8786")  # the address is not used with a client
@@ -95,14 +96,16 @@ def test_a_worker_killed_mid_run_is_replaced_and_leaves_no_container(
 
 
 def test_the_image_is_shipped_to_a_worker_whose_engine_lacks_it(
-    second_engine, v1, sandbox_image, tmp_path, monkeypatch
+    second_engine, v1, sandbox_record, tmp_path
 ):
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    image = sandbox_record.image_id
+    archive = tmp_path / "standard.tar"
+    save_archive(sandbox_record, archive)  # what the image stage keeps in DVC's cache
     api = docker.APIClient(base_url=second_engine)
     assert api.images(quiet=True) == []
     subject = v1.subjects[0]
     requests = [
-        request_for(subject, arm.name, subject.task.references.reused, sandbox_image)
+        request_for(subject, arm.name, subject.task.references.reused, image)
         for arm in subject.arms
         if arm.sandbox != "skip"
     ]
@@ -110,12 +113,15 @@ def test_the_image_is_shipped_to_a_worker_whose_engine_lacks_it(
         start_cluster(1, env={"DOCKER_HOST": second_engine}) as cluster,
         Client(cluster, set_as_default=False) as client,
     ):
-        placed = evaluate_on_cluster(client, requests, CLUSTER, sandbox_image)
-        (state,) = client.run(readiness, sandbox_image).values()
+        without = evaluate_on_cluster(client, requests, CLUSTER, image)  # no archive to ship
+        placed = evaluate_on_cluster(client, requests, CLUSTER, image, archive)
+        (state,) = client.run(readiness, image).values()
+    assert {(p.value.status, p.value.reason) for p in without} == {
+        ("evaluator-failure", "worker-image-mismatch")
+    }
     assert [p.value.status for p in placed] == ["correct"] * len(requests)
     assert state[0] is None and state[3] is True  # ready, and it had to load the archive
-    assert api.inspect_image(sandbox_image)["Id"] == sandbox_image
-    assert (tmp_path / "cache" / "assay" / "images").is_dir()
+    assert api.inspect_image(image)["Id"] == image
 
 
 def test_a_worker_whose_engine_differs_is_refused_as_missing_evidence(client, v1, sandbox_image):

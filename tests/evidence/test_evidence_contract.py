@@ -16,9 +16,13 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _declared_outs() -> set[str]:
-    stages = yaml.safe_load((ROOT / "dvc.yaml").read_text(encoding="utf-8"))["stages"]
+    stages = [
+        stage
+        for pipeline in (ROOT / "dvc.yaml", *sorted((ROOT / "pipeline").glob("*/dvc.yaml")))
+        for stage in yaml.safe_load(pipeline.read_text(encoding="utf-8"))["stages"].values()
+    ]
     outs: set[str] = set()
-    for stage in stages.values():
+    for stage in stages:
         for out in stage.get("do", stage).get("outs", []):
             outs.add(next(iter(out)) if isinstance(out, dict) else out)
     return outs

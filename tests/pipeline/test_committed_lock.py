@@ -1,9 +1,9 @@
-"""The committed dvc.lock matches the code: on a fresh clone, `dvc status` says only what the
+"""The committed dvc.lock files match the code: on a fresh clone, `dvc status` says only what the
 first `dvc repro` will create (outputs under data/ not there yet, so the stages reading them see
-them deleted; the image stage, always changed by design), never a changed dependency or parameter.
+them deleted), never a changed dependency or parameter.
 
 This fails whenever a commit changes a stage's code, dependencies or parameters without
-refreshing dvc.lock (`dvc repro`, then commit dvc.lock)."""
+refreshing the locks (`dvc repro`, then commit every dvc.lock)."""
 
 from __future__ import annotations
 
@@ -16,8 +16,6 @@ FIRST_RUN_CREATES = {"deleted", "not in cache"}
 
 
 def _created_by_the_first_run(change: Any) -> bool:
-    if change == "always changed":
-        return True
     if not isinstance(change, dict) or not set(change) <= {"changed outs", "changed deps"}:
         return False
     outs = change.get("changed outs", {})
@@ -41,7 +39,7 @@ def test_fresh_clone_dvc_status_lists_only_what_the_first_run_creates(tmp_path):
     clone = make_repo(tmp_path / "clone", with_lock=True)
     unexpected = unexpected_changes(json.loads(clone.dvc("status", "--json").stdout or "{}"))
     assert not unexpected, (
-        "dvc.lock is stale for these stages (run `dvc repro` and commit dvc.lock):\n"
+        "a dvc.lock is stale for these stages (run `dvc repro` and commit the locks):\n"
         + json.dumps(unexpected, indent=1)
     )
     assert clone.run("git", "status", "--porcelain").stdout == ""

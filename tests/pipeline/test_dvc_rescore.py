@@ -8,6 +8,8 @@ import pyarrow.parquet as pq
 import yaml
 from test_dvc_pipeline import _intents, _only_runs, _ran
 
+from assay.pipeline.layout import address, stage_file
+
 RUNS = ("sim-follower-v1", "sim-reuser-v1")
 
 
@@ -28,8 +30,9 @@ def _repro_with_docker(repo, *args):
     return output
 
 
-def _lock_entry(repo, stage):
-    return yaml.safe_load(repo.read("dvc.lock"))["stages"][stage]
+def _lock_entry(repo, stage, key):
+    lock = stage_file(stage).replace("dvc.yaml", "dvc.lock")
+    return yaml.safe_load(repo.read(lock))["stages"][f"{stage}@{key}"]
 
 
 def test_rescore_v7_to_v6_writes_a_verdict_diff_without_executing(repo):
@@ -37,7 +40,7 @@ def test_rescore_v7_to_v6_writes_a_verdict_diff_without_executing(repo):
     _repro_with_docker(repo)
     sent = _intents(repo)
     assert sent == 48
-    execute_before = _lock_entry(repo, "execute@sim-follower-v1")
+    execute_before = _lock_entry(repo, "execute", "sim-follower-v1")
     first = json.loads(repo.read("data/report/rescore/sim-follower-v1.json"))
     assert first["preregistered"] == 7 and first["reported_with"] == [7]
     assert [d["version"] for d in first["diffs"]] == [4, 5, 6]
@@ -55,7 +58,7 @@ def test_rescore_v7_to_v6_writes_a_verdict_diff_without_executing(repo):
         assert not _ran(output, stage), stage
     assert "v6 changes" in output and "data/report/rescore/sim-follower-v1.md" in output
     assert _intents(repo) == sent, "rescoring sent a provider request"
-    assert _lock_entry(repo, "execute@sim-follower-v1") == execute_before
+    assert _lock_entry(repo, "execute", "sim-follower-v1") == execute_before
     params = yaml.safe_load(repo.read("params.yaml"))
     assert params["evaluators"]["structure_runs"] == {"sim-follower-v1": 6}
     diff = json.loads(repo.read("data/report/rescore/sim-follower-v1.json"))
@@ -98,7 +101,7 @@ def test_rescore_v7_to_v6_writes_a_verdict_diff_without_executing(repo):
         current.schema.get_field_index("policy"), "policy", pa.array(["0" * 12] * len(current))
     )
     pq.write_table(pa.concat_tables([older, current]), versions)
-    _repro_with_docker(repo, "--force", "--single-item", "correctness@sim-follower-v1")
+    _repro_with_docker(repo, "--force", "--single-item", address("correctness", "sim-follower-v1"))
     policies = repo.run("python", "-m", "assay.cli", "sql", "--format", "csv",
                         "SELECT policy, count(*) AS cells FROM correctness_versions "
                         "WHERE run = 'sim-follower-v1' GROUP BY policy ORDER BY policy").stdout  # fmt: skip

@@ -24,6 +24,9 @@ import pytest
 import yaml
 from provider_server import PLANTED_KEY, LocalServer, Reply, Seen
 
+from assay.pipeline.layout import address
+from tests.conftest import stages_ran
+
 CASES = Path(__file__).parent / "cases"
 RUN_CASE = yaml.safe_load((CASES / "pipeline.yaml").read_text())
 CHECKS = yaml.safe_load((CASES / "checks.yaml").read_text())
@@ -102,7 +105,7 @@ def ledger_records(repo: Any) -> list[dict[str, Any]]:
 
 def assert_key_written_nowhere(repo: Any, *outputs: str) -> None:
     key = PLANTED_KEY.encode()
-    written = [repo.path / "dvc.lock", repo.path / "params.yaml"]
+    written = [*repo.path.rglob("dvc.lock"), repo.path / "params.yaml"]
     for folder in ("data", "ledger", "reports", ".dvc/cache"):
         written += [p for p in (repo.path / folder).rglob("*") if p.is_file()]
     assert len(written) > 20
@@ -154,8 +157,8 @@ def test_two_subject_paid_run_end_to_end(repo: Any, server: LocalServer) -> None
 
     seen = len(server.requests)
     again = repo.dvc("repro")
-    forced = repo.dvc("repro", "--force", "--single-item", f"execute@{RUN}")
-    assert f"Running stage 'execute@{RUN}'" in forced.stdout
+    forced = repo.dvc("repro", "--force", "--single-item", address("execute", RUN))
+    assert f"execute@{RUN}" in stages_ran(forced.stdout)
     assert len(server.requests) == seen, "a re-run sent a request"
     assert Counter(row["status"] for row in cells(repo)) == {"completed": REQUESTS}
     assert_key_written_nowhere(repo, waiting.stdout, paid.stdout, paid.stderr, again.stdout)
@@ -166,7 +169,7 @@ def test_crash_between_send_and_outcome_is_never_resent(repo: Any, server: Local
     serve_free_endpoints(server)
     server.routes[CHAT] = completions(hold_at=3, hold=hold)
     narrow_to_paid_run(repo, server)
-    repo.dvc("repro", f"plan@{RUN}")
+    repo.dvc("repro", address("plan", RUN))
     authorize(repo)
 
     process = repo.dvc_process("repro")
@@ -209,7 +212,7 @@ def test_failed_preflight_spends_nothing_and_begins_no_ledger(
     serve_free_endpoints(server, RUN_CASE["overpriced_endpoint"])
     server.routes[CHAT] = completions()
     narrow_to_paid_run(repo, server)
-    repo.dvc("repro", f"plan@{RUN}")
+    repo.dvc("repro", address("plan", RUN))
     authorize(repo)
 
     failed = repo.dvc("repro", check=False)
@@ -249,7 +252,7 @@ def test_echoed_key_is_written_nowhere(repo: Any, server: LocalServer) -> None:
     record = {"data": {"id": "gen-echo", **echo["generation"]}}
     server.routes[GENERATION] = Reply(body=json.dumps(record).encode())
     narrow_to_paid_run(repo, server)
-    repo.dvc("repro", f"plan@{RUN}")
+    repo.dvc("repro", address("plan", RUN))
     authorize(repo)
 
     paid = repo.dvc("repro")

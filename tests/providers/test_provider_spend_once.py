@@ -36,6 +36,7 @@ from test_provider_pipeline import (
     serve_free_endpoints,
 )
 
+from assay.pipeline.layout import address
 from tests.conftest import Repo, make_repo
 
 pytestmark = pytest.mark.slow
@@ -58,7 +59,7 @@ def shared_server() -> Iterator[LocalServer]:
 def prepared(tmp_path_factory: pytest.TempPathFactory, shared_server: LocalServer) -> Repo:
     repo = make_repo(tmp_path_factory.mktemp("prepared") / "repo")
     narrow_to_paid_run(repo, shared_server)
-    repo.dvc("repro", f"plan@{RUN}")
+    repo.dvc("repro", address("plan", RUN))
     repo.git(*GIT_USER, "add", "-A")
     repo.git(*GIT_USER, "commit", "-qm", "a paid run, planned")
     return repo
@@ -103,7 +104,7 @@ def cells(repo: Repo) -> list[dict[str, Any]]:
 
 def spend(repo: Repo, server: LocalServer) -> None:
     authorize(repo)
-    repo.dvc("repro", f"execute@{RUN}")
+    repo.dvc("repro", address("execute", RUN))
     assert server.count(CHAT) == REQUESTS
 
 
@@ -112,7 +113,7 @@ def test_changed_ledger_root_sends_nothing(paid: Repo, server: LocalServer) -> N
     seen = len(server.requests)
 
     edit_params(paid, lambda p: p.update(ledger_root="ledger-moved"))
-    moved = paid.dvc("repro", f"execute@{RUN}", check=False)
+    moved = paid.dvc("repro", address("execute", RUN), check=False)
     line = refusal(moved)
     assert len(server.requests) == seen, "a request went out after ledger_root changed"
     assert "this authorization belongs to a ledger that is not here" in line
@@ -122,7 +123,7 @@ def test_changed_ledger_root_sends_nothing(paid: Repo, server: LocalServer) -> N
     # the ledger carried to the new root with it (a backup disk): it has begun, so the run is
     # reported from it and nothing is sent
     shutil.move(paid.path / "ledger", paid.path / "ledger-moved")
-    paid.dvc("repro", f"execute@{RUN}")
+    paid.dvc("repro", address("execute", RUN))
     assert len(server.requests) == seen
     assert Counter(row["status"] for row in cells(paid)) == {"completed": REQUESTS}
 
@@ -131,7 +132,7 @@ def test_second_clone_cannot_spend_the_authorization_again(
     paid: Repo, server: LocalServer, tmp_path: Path
 ) -> None:
     spend(paid, server)
-    paid.git(*GIT_USER, "add", "params.yaml", "dvc.lock")
+    paid.git(*GIT_USER, "add", "params.yaml", ":(glob)**/dvc.lock")
     paid.git(*GIT_USER, "commit", "-qm", "authorized and executed")
     seen = len(server.requests)
 
@@ -139,7 +140,7 @@ def test_second_clone_cannot_spend_the_authorization_again(
     clone = Repo(tmp_path / "B")
     clone.env["OPENROUTER_API_KEY"] = PLANTED_KEY
     plan_hash = paid.read(f"data/plan/{RUN}/plan.sha256").strip()
-    again = clone.dvc("repro", f"execute@{RUN}", check=False)
+    again = clone.dvc("repro", address("execute", RUN), check=False)
     line = refusal(again)
     assert len(server.requests) == seen, "the clone sent a request"
     assert clone.read(f"data/plan/{RUN}/plan.sha256").strip() == plan_hash, "same plan"
@@ -163,21 +164,21 @@ def test_git_clean_cannot_make_a_spent_run_look_fresh(paid: Repo, server: LocalS
 
     paid.run("git", "clean", "-fdxq")
     assert not (paid.path / "ledger").exists() and not (paid.path / "data").exists()
-    again = paid.dvc("repro", f"execute@{RUN}", check=False)
+    again = paid.dvc("repro", address("execute", RUN), check=False)
     assert "this authorization belongs to a ledger that is not here" in refusal(again)
     assert len(server.requests) == seen
 
 
 def test_revoked_or_changed_authorization_sends_nothing(paid: Repo, server: LocalServer) -> None:
     plan_hash = authorize(paid)
-    paid.dvc("repro", f"authorize@{RUN}")
+    paid.dvc("repro", address("authorize", RUN))
     approved = yaml.safe_load(paid.read("params.yaml"))["runs"][RUN]
 
     edit_params(
         paid,
         lambda p: p["runs"][RUN].update(allow_paid=False, authorization=None, plan_ref=None),
     )
-    single = paid.dvc("repro", "--single-item", f"execute@{RUN}", check=False)
+    single = paid.dvc("repro", "--single-item", address("execute", RUN), check=False)
     line = refusal(single)
     assert "params.yaml now says awaiting-authorization" in line
     assert "the authorize stage recorded authorized" in line and "nothing was sent" in line
@@ -235,7 +236,7 @@ def test_key_with_a_line_end_is_refused_before_any_request(
 ) -> None:
     authorize(paid)
     paid.env["OPENROUTER_API_KEY"] = PLANTED_KEY + ending
-    refused = paid.dvc("repro", f"execute@{RUN}", check=False)
+    refused = paid.dvc("repro", address("execute", RUN), check=False)
     output = refused.stdout + refused.stderr
     assert refused.returncode != 0
     assert server.requests == [], "a request (even a free check) carried the malformed key"
@@ -267,7 +268,7 @@ def test_ceiling_that_cannot_finish_is_stated_and_needs_accept_partial(
     paid.run(
         "python", "-m", "assay.cli", "authorize", RUN, "--plan-hash", plan_hash, "--accept-partial"
     )
-    paid.dvc("repro", f"execute@{RUN}")
+    paid.dvc("repro", address("execute", RUN))
     assert server.count(CHAT) == 5
     statuses = Counter(row["status"] for row in cells(paid))
     assert statuses == {"completed": 5, "budget-halted": 3}

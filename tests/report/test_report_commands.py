@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-from tests.report.evidence_kit import write_run
 
 from assay.cli import main
+from tests.report.evidence_kit import write_run
 
 HEADER = "# decisions on ambiguous cells\n[]\n"
 

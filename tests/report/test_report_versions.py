@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-from tests.report.evidence_kit import write_metrics, write_run, write_subjects
 
 from assay.adjudication import AdjudicationError, load_adjudications
 from assay.params import CostRuns
@@ -19,6 +18,7 @@ from assay.report.database import connect
 from assay.report.primary import build_reports, render_markdown
 from assay.report.rescore import build_rescore_reports, headlines, render_rescore_markdown
 from assay.stats import paired_comparison
+from tests.report.evidence_kit import write_metrics, write_run, write_subjects
 
 CASES = Path(__file__).parent / "cases"
 SUBJECTS = [f"s{i:02d}" for i in range(11)]

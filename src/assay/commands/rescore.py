@@ -30,11 +30,13 @@ def _rescore(args: argparse.Namespace) -> int:
     except (ParamsError, ValueError) as exc:
         raise UsageError(str(exc)) from None
     print(f"{args.run}: reports now score with structural evaluator v{args.structure_version}")
+    from assay.pipeline.layout import address
+
+    structure = address("structure", args.run)
     if args.no_repro:
-        print(f"run `dvc repro -s structure@{args.run} report` to rescore (execute never runs)")
+        print(f"run `dvc repro -s {structure} report` to rescore (execute never runs)")
         return 0
-    command = [sys.executable, "-m", "dvc", "repro", "--single-item", f"structure@{args.run}",
-               "report"]  # fmt: skip
+    command = [sys.executable, "-m", "dvc", "repro", "--single-item", structure, "report"]
     if subprocess.run(command, check=False).returncode != 0:
         raise UsageError(
             f"`{' '.join(command[2:])}` failed; the run needs its candidates (`dvc repro` first)"

@@ -38,7 +38,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--image",
         help="image id (sha256:…); default: the standard image recorded under data/image/ "
-        "(`dvc repro image/dvc.yaml`)",
+        "(`dvc repro pipeline/image/dvc.yaml`)",
     )
     parser.set_defaults(handler=run)
 

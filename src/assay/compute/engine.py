@@ -1,4 +1,4 @@
-"""A Docker engine's identity, and the pinned sandbox image as a ``docker save`` archive.
+"""A Docker engine's identity: what must agree between the reference engine and a worker's.
 
 Two engines run a container the same way when their version, API version, OS/architecture and
 default seccomp profile agree; a worker whose engine differs from the one the plan's self-test
@@ -7,18 +7,12 @@ ran on is refused (its cells are evaluator failures, missing evidence).
 
 from __future__ import annotations
 
-import hashlib
-import os
-from pathlib import Path
-
 import docker
 from docker import errors as docker_errors
 
 from assay.errors import ComputeError
 from assay.records import Frozen
 from assay.sandbox.runner import docker_client
-
-ARCHIVE_CHUNK = 1 << 20
 
 
 class EngineIdentity(Frozen):
@@ -63,34 +57,3 @@ def has_image(api: docker.APIClient, image_id: str) -> bool:
         return api.inspect_image(image_id).get("Id") == image_id
     except docker_errors.NotFound:
         return False
-
-
-def cache_dir() -> Path:
-    root = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(root) / "assay" / "images"
-
-
-def image_archive(image_id: str, directory: Path | None = None) -> Path:
-    """``docker save`` of the pinned image, written once per image id and reused."""
-    directory = directory or cache_dir()
-    path = directory / f"{image_id.removeprefix('sha256:')}.tar"
-    if path.exists():
-        return path
-    directory.mkdir(parents=True, exist_ok=True)
-    partial = path.with_suffix(f".{os.getpid()}.partial")
-    api = docker_client()
-    try:
-        with partial.open("wb") as out:
-            for chunk in api.get_image(image_id, chunk_size=ARCHIVE_CHUNK):
-                out.write(chunk)
-    except (docker_errors.DockerException, OSError) as exc:
-        partial.unlink(missing_ok=True)
-        raise ComputeError(f"cannot save the pinned image {image_id}: {exc}") from None
-    finally:
-        api.close()
-    partial.replace(path)
-    return path
-
-
-def archive_digest(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()

@@ -1,8 +1,9 @@
 """Sandboxed cells fanned out over a Dask cluster, gathered in request order.
 
 Before any cell: the reference engine is this machine's (the one the self-test ran on); every
-worker checks its own engine against it and loads the pinned image if it lacks it (the archive
-is shipped only when some worker lacks the image). Cells go only to workers that are ready; if
+worker checks its own engine against it and loads the pinned image if it lacks it, from the
+image stage's ``docker save`` archive (``data/image/<kind>.tar``, kept in DVC's cache), which is
+shipped only when some worker lacks the image. Cells go only to workers that are ready; if
 none is, they go to any worker and come back as evaluator failures naming the refusal.
 
 Faults: Dask re-runs a cell whose worker died on another worker (evaluation is free and
@@ -19,12 +20,13 @@ from __future__ import annotations
 import contextlib
 import uuid
 from collections.abc import Sequence
+from pathlib import Path
 from typing import cast
 
 from distributed import Client
 
 from assay.compute.client import connect, worker_names
-from assay.compute.engine import image_archive, local_identity
+from assay.compute.engine import local_identity
 from assay.compute.placed import LOCAL, Placed
 from assay.compute.plugin import SandboxPlugin, end_stage, evaluate_cell, readiness
 from assay.params import Compute
@@ -40,36 +42,46 @@ def evaluate_placed(
     compute: Compute,
     image: str,
     *,
+    archive: Path | None = None,
     description: str | None = None,
 ) -> list[Placed[CorrectnessResult]]:
     """Every request evaluated, in request order, here or on the cluster ``compute`` names
-    (with a ``description``, progress goes to stderr)."""
+    (``archive``: the pinned image's ``docker save``, for workers that lack it; with a
+    ``description``, progress goes to stderr here)."""
     if not compute.distributed:
         engine = local_identity().version if requests else "-"
         results = evaluate_many(requests, workers=default_workers(), description=description)
         return [Placed(result, LOCAL, engine) for result in results]
     with connect(compute) as client:
-        return evaluate_on_cluster(client, requests, compute, image)
+        return evaluate_on_cluster(client, requests, compute, image, archive)
 
 
-def prepare_workers(client: Client, image: str, slots: int) -> dict[str, Readiness]:
-    """Every worker checked (and given the image if it lacks it): address → readiness."""
+def prepare_workers(
+    client: Client, image: str, slots: int, archive: Path | None
+) -> dict[str, Readiness]:
+    """Every worker checked (and given the image if it lacks it and ``archive`` is here):
+    address → readiness. A worker still without the image is refused (``no archive shipped``
+    or ``loaded archive has another id``)."""
     reference = local_identity()
     client.register_plugin(SandboxPlugin(image, reference, slots))
     states: dict[str, Readiness] = client.run(readiness, image)
-    if any(state[0] == "worker-image-mismatch" for state in states.values()):
-        archive = image_archive(image).read_bytes()
-        client.register_plugin(SandboxPlugin(image, reference, slots, archive))
+    lacking = any(state[0] == "worker-image-mismatch" for state in states.values())
+    if lacking and archive is not None and archive.is_file():
+        client.register_plugin(SandboxPlugin(image, reference, slots, archive.read_bytes()))
         states = client.run(readiness, image)
     return states
 
 
 def evaluate_on_cluster(
-    client: Client, requests: Sequence[SandboxRequest], compute: Compute, image: str
+    client: Client,
+    requests: Sequence[SandboxRequest],
+    compute: Compute,
+    image: str,
+    archive: Path | None = None,
 ) -> list[Placed[CorrectnessResult]]:
     if not requests:
         return []
-    states = prepare_workers(client, image, compute.sandbox_slots_per_worker)
+    states = prepare_workers(client, image, compute.sandbox_slots_per_worker, archive)
     names = worker_names(client)
     ready = sorted(
         (names[a] for a, state in states.items() if state[0] is None and a in names), key=str

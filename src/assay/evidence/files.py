@@ -136,7 +136,7 @@ def read_image(kind: str = "standard") -> ImageRecord:
     record = load_image_record(paths.image_record(kind))
     if record is None:
         raise MissingEvidence(
-            f"{paths.image_record(kind)} is missing: run the image stage (`dvc repro image/dvc.yaml`)"
+            f"{paths.image_record(kind)} is missing: run the image stage (`dvc repro pipeline/image/dvc.yaml`)"
         )
     return record
 

@@ -47,6 +47,11 @@ def image_record(kind: str = "standard") -> Path:
     return DATA / "image" / f"{kind}.json"
 
 
+def image_archive(kind: str = "standard") -> Path:
+    """``docker save`` of exactly the recorded image (kept in DVC's cache by the image stage)."""
+    return DATA / "image" / f"{kind}.tar"
+
+
 def selftest_file(scenario: str) -> Path:
     return stage_file("selftest", scenario, "selftest.json")
 

@@ -34,8 +34,10 @@ from assay.compute.sandbox import evaluate_placed
 from assay.evidence import CandidateRow, CorrectnessRow, CorrectnessVersionRow, PlacementRow
 from assay.evidence.rows import missing_reason
 from assay.fixtures.model import Scenario
+from assay.fixtures.scenarios import image_kind
 from assay.gate import check_source
 from assay.params import Params
+from assay.pipeline.image import load_pinned
 from assay.records import CellKey, CorrectnessStatus
 from assay.sandbox.cells import request_for
 from assay.sandbox.parallel import evaluate_many
@@ -148,12 +150,18 @@ def placed_correctness_rows(
 def run(run_id: str, params: Params) -> list[CorrectnessRow]:
     # none pinned when every arm skips correctness (chain)
     image = evidence.read_plan(run_id).sandbox.get("image_id") or ""
-    scenario = evidence.read_scenario(params.run(run_id).scenario)
+    scenario_name = params.run(run_id).scenario
+    kind = image_kind(scenario_name)
+    scenario = evidence.read_scenario(scenario_name)
     compute = params.compute
+    if not compute.distributed:
+        load_pinned(image, kind)
     description = f"correctness {run_id}"
 
     def evaluate(requests: Sequence[SandboxRequest]) -> list[Placed[CorrectnessResult]]:
-        return evaluate_placed(requests, compute, image, description=description)
+        return evaluate_placed(
+            requests, compute, image, archive=evidence.image_archive(kind), description=description
+        )
 
     rows, placements = placed_correctness_rows(
         evidence.read_candidates(run_id), scenario, image, evaluate

@@ -21,6 +21,7 @@ from assay.errors import SelfTestFailed
 from assay.evidence import ScenarioSelfTest
 from assay.fixtures.scenarios import image_kind
 from assay.params import Params
+from assay.pipeline.image import load_pinned
 from assay.pipeline.known_answers import check_known_answers
 from assay.sandbox.results import CorrectnessResult, SandboxRequest
 from assay.sandbox.selftest import run_selftest
@@ -30,11 +31,21 @@ __all__ = ["SelfTestFailed", "run"]
 
 def run(scenario_name: str, params: Params) -> ScenarioSelfTest:
     scenario = evidence.read_scenario(scenario_name)
-    image = evidence.read_image(image_kind(scenario_name)).image_id
+    kind = image_kind(scenario_name)
+    image = evidence.read_image(kind).image_id
+    runs_sandbox = any(
+        arm.sandbox != "skip" for subject in scenario.subjects for arm in subject.arms
+    )
+    if runs_sandbox and not params.compute.distributed:
+        load_pinned(image, kind)
 
     def evaluate(requests: Sequence[SandboxRequest]) -> list[CorrectnessResult]:
         placed = evaluate_placed(
-            requests, params.compute, image, description=f"selftest {scenario_name}"
+            requests,
+            params.compute,
+            image,
+            archive=evidence.image_archive(kind),
+            description=f"selftest {scenario_name}",
         )
         return [result.value for result in placed]
 

@@ -239,8 +239,13 @@ def download_wheels(destination: Path) -> None:
         )
 
 
+def image_reference(kind: str, digest: str) -> str:
+    """The tag of the image built for ``kind`` from the recipe with ``digest``."""
+    return f"{IMAGE_REPOSITORY}:{kind}-{digest[:16]}"
+
+
 def _build(api: docker.APIClient, kind: ImageKind) -> str:
-    reference = f"{IMAGE_REPOSITORY}:{kind}-{recipe_digest(kind)[:16]}"
+    reference = image_reference(kind, recipe_digest(kind))
     existing = _tagged_id(api, reference)
     if existing:
         return existing
@@ -313,6 +318,62 @@ def daemon_has_image(image_id: str) -> bool | None:
     if response.status != 200:
         return None
     return bool(json.loads(body).get("Id") == image_id)
+
+
+def save_archive(record: ImageRecord, archive: Path) -> None:
+    """``docker save`` the recorded image to ``archive``, atomically. Loading it into any engine
+    restores that same id (an image id is the digest of its configuration) and, when the recipe's
+    tag still names that id here, the tag too, so a later build of the same recipe reuses it.
+    The bytes are the same for the same image."""
+    import docker
+
+    reference = image_reference(record.kind, record.recipe_digest)
+    api = docker.APIClient(**docker.utils.kwargs_from_env())
+    try:
+        tagged = _tagged_id(api, reference) == record.image_id
+    finally:
+        api.close()
+    archive.parent.mkdir(parents=True, exist_ok=True)
+    partial = archive.with_name(archive.name + ".partial")
+    try:
+        source = reference if tagged else record.image_id
+        _run(["docker", "save", "--output", str(partial), source], f"docker save {source}")
+        os.replace(partial, archive)
+    finally:
+        partial.unlink(missing_ok=True)
+
+
+def ensure_loaded(image_id: str, archive: Path) -> str | None:
+    """Make the engine hold ``image_id``, loading ``archive`` (the image stage's ``docker save``)
+    when it lacks it. ``None`` when the engine holds it; otherwise one line saying why it still
+    does not (no archive, a failed load, an archive of another image): the sandbox then reports
+    ``image-missing`` for every evaluation, which is missing evidence, never a wrong answer.
+    """
+    present = daemon_has_image(image_id)
+    if present is None:  # a remote or TLS engine: ask through the SDK
+        import docker
+
+        api = docker.APIClient(**docker.utils.kwargs_from_env())
+        try:
+            present = image_present(api, image_id)
+        except docker.errors.DockerException:
+            return None  # unreachable: each evaluation reports daemon-unreachable itself
+        finally:
+            api.close()
+    if present:
+        return None
+    if not archive.is_file():
+        return (
+            f"the engine lacks sandbox image {image_id} and {archive} is not here: restore it "
+            "with `dvc checkout` (or rebuild: `dvc repro pipeline/image/dvc.yaml`)"
+        )
+    try:
+        _run(["docker", "load", "--input", str(archive)], f"docker load {archive}")
+    except ImageBuildError as exc:
+        return str(exc).splitlines()[0]
+    if daemon_has_image(image_id) is False:
+        return f"{archive} does not hold sandbox image {image_id}"
+    return None
 
 
 def ensure_image(kind: ImageKind, record_path: Path) -> ImageRecord:
