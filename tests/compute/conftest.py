@@ -77,6 +77,7 @@ def reference_candidates(scenario: Scenario, run: str = "cluster") -> list[Candi
                         step=1,
                         execution_status="completed",
                         extract_status="code",
+                        extraction_version=2,
                         source=source,
                     )
                 )
