@@ -93,8 +93,10 @@ def evaluate_on_cluster(
         stage=stage,
         key=[f"assay-cell-{stage}-{index:06d}" for index in range(len(requests))],
         pure=False,
-        workers=cast("list[str]", ready) or None,  # names may be ints (LocalCluster)
-        allow_other_workers=not ready,
+        # names may be ints (LocalCluster); with no worker ready, any worker takes the cells and
+        # each comes back as an evaluator failure naming that worker's refusal
+        workers=cast("list[str]", ready) or None,
+        allow_other_workers=False,
     )
     try:
         with removal_on_signals():
