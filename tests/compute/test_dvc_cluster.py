@@ -20,7 +20,10 @@ from tests.conftest import BIN, ROOT, Repo
 
 RUN = "sim-follower-v1"
 SCENARIO = "v1"
-CLUSTER_STAGES = (f"selftest@{SCENARIO}", f"correctness@{RUN}", f"measure@{RUN}")
+CLUSTER_STAGES = tuple(
+    f"pipeline/{name}/dvc.yaml:{name}@{item}"
+    for name, item in (("selftest", SCENARIO), ("correctness", RUN), ("measure", RUN))
+)
 COMPARED = (
     "data/report",
     "reports",
@@ -125,7 +128,7 @@ def test_repro_on_a_cluster_gives_the_local_reports_byte_for_byte(repo: Repo) ->
 def test_an_unreachable_scheduler_fails_the_stage_in_one_line(repo: Repo) -> None:
     address = f"tcp://127.0.0.1:{_free_port()}"
     _only_run(repo, {"scheduler": address, "connect_timeout_seconds": 2})
-    result = repo.dvc("repro", f"selftest@{SCENARIO}", check=False)
+    result = repo.dvc("repro", CLUSTER_STAGES[0], check=False)
     assert result.returncode != 0
     lines = [
         line for line in (result.stdout + result.stderr).splitlines() if line.startswith("assay:")

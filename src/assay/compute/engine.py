@@ -50,10 +50,3 @@ def local_identity() -> EngineIdentity:
             api.close()
     except (docker_errors.DockerException, OSError) as exc:
         raise ComputeError(f"the local Docker engine cannot be reached: {exc}") from None
-
-
-def has_image(api: docker.APIClient, image_id: str) -> bool:
-    try:
-        return api.inspect_image(image_id).get("Id") == image_id
-    except docker_errors.NotFound:
-        return False

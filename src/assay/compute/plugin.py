@@ -20,8 +20,9 @@ from dataclasses import dataclass
 from distributed import WorkerPlugin, get_worker
 from docker import errors as docker_errors
 
-from assay.compute.engine import EngineIdentity, has_image, identity
+from assay.compute.engine import EngineIdentity, identity
 from assay.compute.placed import Placed
+from assay.sandbox.image import image_present
 from assay.sandbox.owners import remove_orphans, remove_stage
 from assay.sandbox.results import (
     CorrectnessResult,
@@ -75,11 +76,11 @@ def check_worker(
                 )
                 return WorkerState(reason, "; ".join(differences), mine.version, False, gate)
             loaded = False
-            if not has_image(api, image_id) and archive is not None:
+            if not image_present(api, image_id) and archive is not None:
                 api.timeout = LOAD_TIMEOUT_SECONDS
                 api.load_image(archive)
                 loaded = True
-            if not has_image(api, image_id):
+            if not image_present(api, image_id):
                 detail = "loaded archive has another id" if loaded else "no archive shipped"
                 return WorkerState("worker-image-mismatch", detail, mine.version, loaded, gate)
             return WorkerState(None, "ready", mine.version, loaded, gate)
