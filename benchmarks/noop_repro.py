@@ -2,8 +2,8 @@
 
 Copies the working tree into a temporary git repository, declares five simulated runs (v1,
 dose and placement), runs `dvc repro` once to build everything, then times `dvc repro` again
-when nothing changed (every stage skipped except the cheap `image` check, which is
-`always_changed` because the image lives in the Docker daemon). The issue's goal: a few seconds.
+when nothing changed (every stage skipped, the image stage included: it runs only when its
+recipe changes).
 
     uv run python benchmarks/noop_repro.py
 """
@@ -30,7 +30,7 @@ def main() -> None:
         listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
                                 cwd=ROOT, capture_output=True, check=True).stdout.decode()  # fmt: skip
         for name in filter(None, listed.split("\0")):
-            if (ROOT / name).is_file() and name != "dvc.lock":
+            if (ROOT / name).is_file() and not name.endswith("dvc.lock"):
                 (repo / name).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(ROOT / name, repo / name)
         params = yaml.safe_load((repo / "params.yaml").read_text())
@@ -58,8 +58,7 @@ def main() -> None:
                                  capture_output=True, text=True).stdout  # fmt: skip
             timings.append(time.perf_counter() - started)
             ran = [line for line in out.splitlines() if line.startswith("Running stage")]
-            # the image check runs every time
-            assert ran == ["Running stage 'image/dvc.yaml:image':"], ran
+            assert ran == [], ran
     print("runs declared             5")
     print(f"first dvc repro           {first:.1f} s")
     print(

@@ -6,14 +6,16 @@ stdin (from the host, never argv or the environment)::
 
     <decimal length>\\n<payload: UTF-8 JSON object of that many bytes>
 
-The payload carries the per-run secret, the combined repository files, the module to import,
-the case inputs (never the expected values) and the limits. Stdin then stays open as the
-host's *lifeline*: end of file means the host is gone, and the supervisor kills everything and
+The payload carries the per-run secret, the limits, and one or more *units*, each a candidate's
+combined repository files, the module to import, its case inputs (never the expected values)
+and its answer cap. Units run one after another, each case exactly as it would alone (below).
+Stdin then stays open as the host's *lifeline*: end of file means the host is gone, and the supervisor kills everything and
 exits (the container is auto-removed).
 
 stdout (to the host): one record per line, ``<hex HMAC-SHA256(secret, body)> <body JSON>``.
-Bodies carry a sequence number: ``ready`` (before any candidate code runs), one ``case`` per
-input in order, then ``done``. Any other byte on the stream is tampering.
+Bodies carry a sequence number: ``ready`` (before any candidate code runs, with each unit's
+case count), one ``case`` per input of each unit in order (with its unit and index), then
+``done``. Any other byte on the stream is tampering.
 
 Each case runs in a fresh child Python (``case_child.py``, which raises its own
 ``oom_score_adj`` first: /proc/self files of a non-dumpable process belong to root, so the
@@ -347,6 +349,7 @@ class CaseRun:
                 for fd in ready_r:
                     if fd in readers and not self.absorb(fd, readers):
                         del readers[fd]
+                        os.close(fd)  # at end of file: every case's pipes are closed
                 if self.flooded or self.oversized:
                     break
                 exited = pidfd in ready_r
@@ -437,26 +440,27 @@ def main():
         float(payload["wall_ceiling"]),
     )
     output_cap = int(payload["output_cap"])
-    answer_cap = int(payload["answer_cap"])
-    cases = payload["cases"]
+    units = payload["units"]
     channel.send(
         "ready",
         python=platform.python_version(),
-        cases=len(cases),
+        cases=[len(unit["cases"]) for unit in units],
         uid=os.getuid(),
         gid=os.getgid(),
         no_new_privs=status_field("NoNewPrivs"),
         seccomp=status_field("Seccomp"),
         dumpable=ctypes.CDLL(None).prctl(PR_GET_DUMPABLE, 0, 0, 0, 0),
     )
-    for index, case_input in enumerate(cases):
-        wipe_tmp()
-        write_repository(payload["files"])
-        request = json.dumps(
-            {"module": payload["module"], "input": case_input, "answer_cap": answer_cap}
-        ).encode()
-        result = CaseRun(request, limits, output_cap, answer_cap).run()
-        channel.send("case", index=index, **result)
+    for unit_index, unit in enumerate(units):
+        answer_cap = int(unit["answer_cap"])
+        for index, case_input in enumerate(unit["cases"]):
+            wipe_tmp()
+            write_repository(unit["files"])
+            request = json.dumps(
+                {"module": unit["module"], "input": case_input, "answer_cap": answer_cap}
+            ).encode()
+            result = CaseRun(request, limits, output_cap, answer_cap).run()
+            channel.send("case", unit=unit_index, index=index, **result)
     wipe_tmp()
     channel.send("done")
 

@@ -31,6 +31,7 @@ def test_spend_progress_follows_every_call(tmp_path, paid, capsys):
     ledger = Ledger.open(tmp_path / "ledger", plan.run, plan.hash, paid=paid)
     seen = []
     with SpendProgress(plan) as observe:
+
         def watch(record):
             observe(record)
             seen.append(record)

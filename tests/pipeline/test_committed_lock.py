@@ -43,3 +43,19 @@ def test_fresh_clone_dvc_status_lists_only_what_the_first_run_creates(tmp_path):
         + json.dumps(unexpected, indent=1)
     )
     assert clone.run("git", "status", "--porcelain").stdout == ""
+
+
+def test_dvc_repro_without_a_target_reaches_every_stage(tmp_path):
+    """`dvc repro` runs dvc.yaml's stages and everything upstream of them; a stage in
+    pipeline/*/dvc.yaml that nothing in dvc.yaml depends on would silently never run."""
+    import networkx as nx
+    from dvc.repo import Repo as DvcRepo
+
+    clone = make_repo(tmp_path / "clone")
+    with DvcRepo(str(clone.path)) as repo:
+        graph = repo.index.graph  # an edge runs from a stage to a stage it depends on
+        stages = list(graph.nodes)
+        roots = [stage for stage in stages if stage.dvcfile.path == str(clone.path / "dvc.yaml")]
+        reached = set(roots).union(*(nx.descendants(graph, stage) for stage in roots))
+        missed = sorted(stage.addressing for stage in stages if stage not in reached)
+    assert len(stages) > 100 and not missed, missed

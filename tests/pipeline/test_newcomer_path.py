@@ -82,7 +82,9 @@ def test_malformed_params_stop_dvc_repro_before_any_output_changes(studied, case
             assert "Running stage" not in output, output
             check = _assay(studied, "check")
             assert check.returncode != 0 and case["line"] in check.stderr, check.stderr
-        assert _state(studied) == before, "a refused params.yaml changed data/, ledger/ or a dvc.lock"
+        assert _state(studied) == before, (
+            "a refused params.yaml changed data/, ledger/ or a dvc.lock"
+        )
     finally:
         studied.write("params.yaml", good)
 

@@ -62,7 +62,12 @@ def write_dose_evidence(
         for s in range(subjects):
             for level, arm in enumerate(ARMS):
                 key = {
-                    "run": run, "cell_id": f"s{s}/{arm}/r1", "subject": f"s{s}", "arm": arm, "repeat": 1, "step": 1
+                    "run": run,
+                    "cell_id": f"s{s}/{arm}/r1",
+                    "subject": f"s{s}",
+                    "arm": arm,
+                    "repeat": 1,
+                    "step": 1,
                 }
                 reused = (s + level * (index + 1)) % 3 != 2
                 source = REUSED if reused else DUPLICATED
@@ -76,7 +81,10 @@ def write_dose_evidence(
                 )
                 candidates.append(
                     CandidateRow(
-                        **key, execution_status="completed", extract_status="code", source=source,
+                        **key,
+                        execution_status="completed",
+                        extract_status="code",
+                        source=source,
                         extraction_version=2,
                     )
                 )

@@ -13,7 +13,7 @@ import docker
 import pytest
 from sandbox_testkit import CORPUS_FILES, CORPUS_TARGET, live_containers
 
-from assay.sandbox import SandboxRequest, evaluate
+from assay.sandbox import CorrectnessResult, SandboxRequest, evaluate
 from assay.sandbox.policy import (
     CONTAINER_NAME_PREFIX,
     PROFILES,
@@ -30,38 +30,48 @@ def test_every_corpus_file_has_a_row() -> None:
     assert files == {row["file"] for row in TABLE}
 
 
-@pytest.mark.docker
-@pytest.mark.parametrize("row", TABLE, ids=[row["file"].removesuffix(".py") for row in TABLE])
-def test_hostile_candidate(
-    row: dict[str, Any], sandbox_image: str, docker_api: docker.APIClient
-) -> None:
-    cases = tuple(row.get("cases", [1]))
+def request_for_row(row: dict[str, Any], image: str) -> SandboxRequest:
     expected = (
         tuple(row["expected"])
         if "expected" in row
         else ((row["expected_value"],) if "expected_value" in row else (3,))
     )
-    request = SandboxRequest(
+    return SandboxRequest(
         files=CORPUS_FILES,
         target=CORPUS_TARGET,
         candidate=(CASES_DIR / "hostile" / row["file"]).read_text(encoding="utf-8"),
-        cases=cases,
+        cases=tuple(row.get("cases", [1])),
         expected=expected,
-        image=sandbox_image,
+        image=image,
     )
+
+
+def assert_ends_as_its_row(row: dict[str, Any], result: CorrectnessResult) -> None:
+    assert result.status == row["status"], (row["file"], result)
+    assert [case.index for case in result.cases] == list(range(len(row.get("cases", [1]))))
+    assert {case.outcome for case in result.cases} <= set(row["outcomes"]), (row["file"], result)
+    if "exception_type" in row:
+        assert {case.exception_type for case in result.cases} == {row["exception_type"]}
+    if "exception_message" in row:  # "" = no message could be had safely
+        assert {case.exception_message for case in result.cases} == {
+            row["exception_message"] or None
+        }
+    if "actual" in row:
+        assert {case.actual for case in result.cases} == {row["actual"]}
+
+
+@pytest.mark.docker
+@pytest.mark.parametrize("row", TABLE, ids=[row["file"].removesuffix(".py") for row in TABLE])
+def test_hostile_candidate(
+    row: dict[str, Any], sandbox_image: str, docker_api: docker.APIClient
+) -> None:
+    request = request_for_row(row, sandbox_image)
+    cases = request.cases
     started = time.monotonic()
     result = evaluate(request)
     elapsed = time.monotonic() - started
 
-    assert result.status == row["status"], result
-    assert [case.index for case in result.cases] == list(range(len(cases)))
-    assert {case.outcome for case in result.cases} <= set(row["outcomes"]), result
-    if "exception_type" in row:
-        assert {case.exception_type for case in result.cases} == {row["exception_type"]}
-    if "exception_message" in row:  # "" = no message could be had safely
-        assert {case.exception_message for case in result.cases} == {row["exception_message"] or None}
-    if "actual" in row:
-        assert {case.actual for case in result.cases} == {row["actual"]}
+    assert_ends_as_its_row(row, result)
     budget = STARTUP_DEADLINE_SECONDS + len(cases) * (
         PROFILES["standard"].case_ceiling_seconds + RECORD_SLACK_SECONDS
     )

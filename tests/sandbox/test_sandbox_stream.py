@@ -36,8 +36,8 @@ def frame(data: bytes, stream: int = 1) -> bytes:
     return bytes([stream, 0, 0, 0]) + len(data).to_bytes(4, "big") + data
 
 
-CASE0 = {"kind": "case", "index": 0, "outcome": "answered", "value": 3}
-CASE1 = {"kind": "case", "index": 1, "outcome": "answered", "value": 5}
+CASE0 = {"kind": "case", "unit": 0, "index": 0, "outcome": "answered", "value": 3}
+CASE1 = {"kind": "case", "unit": 0, "index": 1, "outcome": "answered", "value": 5}
 
 
 @pytest.fixture
@@ -124,7 +124,7 @@ def test_any_stream_failure_after_ready_is_incorrect(
     assert (status, got_reason, got_outcomes) == ("incorrect", reason, outcomes)
 
 
-STARVED = {"kind": "case", "index": 1, "outcome": "starved"}
+STARVED = {"kind": "case", "unit": 0, "index": 1, "outcome": "starved"}
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@
 joins or restarts later) it compares the worker's Docker engine with the reference engine (the
 one the self-test ran on), ``docker load``s the shipped archive when the engine lacks the pinned
 image id, and checks that the loaded image has exactly that id. The outcome is kept per process
-in :data:`_states`; :func:`evaluate_cell` reads it, so a refused worker turns every cell it gets
+in :data:`_states`; :func:`evaluate_cells` reads it, so a refused worker turns every cell it gets
 into an ``evaluator-failure`` (missing evidence, never ``incorrect``).
 
 Cleanup on the worker side: as it starts, a worker removes every container a dead process of
@@ -34,7 +34,7 @@ from assay.sandbox.runner import (
     SandboxCancelled,
     cancel_stage,
     docker_client,
-    evaluate,
+    evaluate_batch,
     remove_all_live,
 )
 
@@ -129,20 +129,22 @@ class CellCancelled(Exception):
     not wanted: the client has released it)."""
 
 
-def evaluate_cell(request: SandboxRequest, stage: str) -> Placed[CorrectnessResult]:
-    """One sandboxed cell of ``stage`` on this worker, within its slots; a refused worker's
-    cells are evaluator failures."""
+def evaluate_cells(requests: list[SandboxRequest], stage: str) -> list[Placed[CorrectnessResult]]:
+    """A batch of sandboxed cells of ``stage`` in one container on this worker, within its
+    slots (each exactly as alone); a refused worker's cells are evaluator failures."""
     address = get_worker().address
-    state = _states.get(request.image)
+    state = _states.get(requests[0].image) if requests else None
     if state is None:
-        return Placed(evaluator_failure("worker-image-mismatch"), address)
+        return [Placed(evaluator_failure("worker-image-mismatch"), address) for _ in requests]
     if state.refusal is not None:
-        return Placed(evaluator_failure(state.refusal), address, state.engine)
+        failure = evaluator_failure(state.refusal)
+        return [Placed(failure, address, state.engine) for _ in requests]
     with state.slots:
         try:
-            return Placed(evaluate(request, stage=stage), address, state.engine)
+            results = evaluate_batch(requests, stage=stage)
         except SandboxCancelled:
             raise CellCancelled(f"stage {stage} was cancelled") from None
+    return [Placed(result, address, state.engine) for result in results]
 
 
 def end_stage(stage: str, *, cancelled: bool) -> int:

@@ -28,9 +28,9 @@ from distributed import Client
 from assay.compute.client import connect, worker_names
 from assay.compute.engine import local_identity
 from assay.compute.placed import LOCAL, Placed
-from assay.compute.plugin import SandboxPlugin, end_stage, evaluate_cell, readiness
+from assay.compute.plugin import SandboxPlugin, end_stage, evaluate_cells, readiness
 from assay.params import Compute
-from assay.sandbox.parallel import default_workers, evaluate_many
+from assay.sandbox.parallel import batches, default_workers, evaluate_many
 from assay.sandbox.results import CorrectnessResult, SandboxRequest
 from assay.sandbox.runner import removal_on_signals
 
@@ -87,11 +87,15 @@ def evaluate_on_cluster(
         (names[a] for a, state in states.items() if state[0] is None and a in names), key=str
     )
     stage = uuid.uuid4().hex[:12]
+    # several cells per container, as locally; twice as many tasks as slots, so a faster worker
+    # takes more and a dead worker's share is small
+    slots = compute.sandbox_slots_per_worker * max(len(ready), 1)
+    planned = batches(requests, 2 * slots)
     futures = client.map(
-        evaluate_cell,
-        list(requests),
+        evaluate_cells,
+        [[requests[position] for position in batch] for batch in planned],
         stage=stage,
-        key=[f"assay-cell-{stage}-{index:06d}" for index in range(len(requests))],
+        key=[f"assay-cells-{stage}-{index:06d}" for index in range(len(planned))],
         pure=False,
         # names may be ints (LocalCluster); with no worker ready, any worker takes the cells and
         # each comes back as an evaluator failure naming that worker's refusal
@@ -100,7 +104,7 @@ def evaluate_on_cluster(
     )
     try:
         with removal_on_signals():
-            placed: list[Placed[CorrectnessResult]] = client.gather(futures)
+            gathered: list[list[Placed[CorrectnessResult]]] = client.gather(futures)
     except BaseException:
         client.cancel(futures, force=True)
         # best effort: with the connection lost, each worker's cells end and remove their own
@@ -108,7 +112,11 @@ def evaluate_on_cluster(
             client.run(end_stage, stage, cancelled=True)
         raise
     client.run(end_stage, stage, cancelled=False)
-    return placed
+    placed: list[Placed[CorrectnessResult] | None] = [None] * len(requests)
+    for batch, results in zip(planned, gathered, strict=True):
+        for position, result in zip(batch, results, strict=True):
+            placed[position] = result
+    return [result for result in placed if result is not None]
 
 
 def refusals(states: dict[str, Readiness]) -> list[str]:

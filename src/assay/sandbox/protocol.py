@@ -47,30 +47,40 @@ def encoded_size(value: Any) -> int:
     return len(json.dumps(value, ensure_ascii=True, separators=(",", ":"), allow_nan=False))
 
 
-def payload_bytes(
-    *,
-    secret: bytes,
-    files: list[tuple[str, str]],
-    target: str,
-    cases: tuple[Any, ...],
-    case_deadline: float,
-    answer_cap: int,
-) -> bytes:
+@dataclass(frozen=True)
+class PayloadUnit:
+    """One candidate's share of a container's payload: its repository, the module to import,
+    its case inputs (never the expected values) and its per-case answer cap."""
+
+    files: list[tuple[str, str]]
+    target: str
+    cases: tuple[Any, ...]
+    answer_cap: int
+
+
+def payload_bytes(*, secret: bytes, units: list[PayloadUnit], case_deadline: float) -> bytes:
     """The framed stdin payload: ``<length>\\n<JSON>``. Expected values are never in it.
 
-    The case deadline travels with the CPU budget and wall-clock ceiling derived from it (see
-    :mod:`assay.sandbox.policy`)."""
+    Several units run one after another in one container, each case exactly as it would alone
+    (a fresh child, every other process killed, /tmp wiped and the unit's repository written
+    again before each case). The case deadline travels with the CPU budget and wall-clock
+    ceiling derived from it (see :mod:`assay.sandbox.policy`)."""
     body = json.dumps(
         {
             "secret": secret.hex(),
-            "files": files,
-            "module": module_name(target),
-            "cases": list(cases),
+            "units": [
+                {
+                    "files": unit.files,
+                    "module": module_name(unit.target),
+                    "cases": list(unit.cases),
+                    "answer_cap": unit.answer_cap,
+                }
+                for unit in units
+            ],
             "case_deadline": case_deadline,
             "cpu_budget": cpu_budget_seconds(case_deadline),
             "wall_ceiling": wall_ceiling_seconds(case_deadline),
             "output_cap": OUTPUT_CAP_BYTES,
-            "answer_cap": answer_cap,
         },
         ensure_ascii=False,
         separators=(",", ":"),
@@ -114,6 +124,8 @@ class StreamDemuxer:
     are never a record: they make the stream unauthenticated.
     """
 
+    cap: int = OUTPUT_CAP_BYTES
+    """The whole stream's cap: :data:`OUTPUT_CAP_BYTES` per unit the container runs."""
     buffer: bytes = b""
     stdout: bytes = b""
     total_bytes: int = 0
@@ -141,4 +153,4 @@ class StreamDemuxer:
 
     @property
     def over_cap(self) -> bool:
-        return self.total_bytes > OUTPUT_CAP_BYTES
+        return self.total_bytes > self.cap

@@ -1,4 +1,5 @@
-"""One hardened container per evaluation: create, attach, stream, kill, remove.
+"""Hardened containers for evaluations: create, attach, stream, kill, remove. One container
+runs one candidate (:func:`evaluate`) or several in turn (:func:`evaluate_batch`).
 
 Errors are translated here, once: Docker and socket failures before the authenticated ready
 record become ``evaluator-failure`` (missing evidence); after it, anything short of a valid
@@ -30,7 +31,7 @@ import socket
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from types import FrameType
 from typing import Any
@@ -244,7 +245,24 @@ def _case_outcome(index: int, record: dict[str, Any], expected: Any) -> CaseOutc
 def judge_stream(
     session: StreamSession, request: SandboxRequest, deadline_per_case: float
 ) -> CorrectnessResult:
-    """After the ready record: every case must have a valid record, in order."""
+    """After the ready record of a one-unit container: every case must have a valid record, in
+    order, then ``done``."""
+    result, _ = judge_unit(session, request, deadline_per_case, unit=0, last=True)
+    return result
+
+
+def judge_unit(
+    session: StreamSession,
+    request: SandboxRequest,
+    deadline_per_case: float,
+    *,
+    unit: int,
+    last: bool,
+) -> tuple[CorrectnessResult, bool]:
+    """The result of ``unit`` (its cases' records, in order; ``done`` after the ``last`` one),
+    and whether the stream is still intact after it. A stream failure counts against the unit
+    whose case was running (its candidate held the container then), never against a later one.
+    """
     outcomes: list[CaseOutcome] = []
     stream_failure: str | None = None
     for index, expected in enumerate(request.expected):
@@ -252,7 +270,11 @@ def judge_stream(
         if isinstance(record, str):
             stream_failure = record
             break
-        if record.get("kind") != "case" or record.get("index") != index:
+        if (
+            record.get("kind") != "case"
+            or record.get("unit") != unit
+            or record.get("index") != index
+        ):
             stream_failure = "tampering"
             break
         outcome = _case_outcome(index, record, expected)
@@ -260,7 +282,7 @@ def judge_stream(
             stream_failure = "tampering"
             break
         outcomes.append(outcome)
-    if stream_failure is None:
+    if stream_failure is None and last:
         done = session.next_record(time.monotonic() + deadline_per_case)
         if isinstance(done, str) or done.get("kind") != "done":
             stream_failure = done if isinstance(done, str) else "tampering"
@@ -269,15 +291,19 @@ def judge_stream(
             CaseOutcome(index=index, outcome="no-result")
             for index in range(len(outcomes), len(request.expected))
         )
-        return CorrectnessResult(status="incorrect", reason=stream_failure, cases=tuple(outcomes))
+        failed = CorrectnessResult(status="incorrect", reason=stream_failure, cases=tuple(outcomes))
+        return failed, False
     failing = [case for case in outcomes if case.outcome not in ("pass", "starved")]
     if not failing and any(case.outcome == "starved" for case in outcomes):
-        return evaluator_failure("host-overloaded")
+        return evaluator_failure("host-overloaded"), True
     if failing:
-        return CorrectnessResult(
+        result = CorrectnessResult(
             status="incorrect", reason=failing[0].outcome, cases=tuple(outcomes)
         )
-    return CorrectnessResult(status="correct", reason="all-cases-passed", cases=tuple(outcomes))
+        return result, True
+    return CorrectnessResult(
+        status="correct", reason="all-cases-passed", cases=tuple(outcomes)
+    ), True
 
 
 def _precheck(request: SandboxRequest) -> EvaluatorFailureReason | None:
@@ -298,59 +324,100 @@ def _precheck(request: SandboxRequest) -> EvaluatorFailureReason | None:
 def evaluate(request: SandboxRequest, *, stage: str | None = None) -> CorrectnessResult:
     """Run one candidate against its cases in a fresh hardened container (labelled with
     ``stage`` when it is one of a Dask stage's cells)."""
-    failure = _precheck(request)
-    if failure is not None:
-        return evaluator_failure(failure)
-    with removal_on_signals():
-        try:
-            api = docker_client()
-            api.ping()
-        except (docker_errors.DockerException, OSError):
-            return evaluator_failure("daemon-unreachable")
-        try:
-            return _evaluate_with(api, request, stage)
-        finally:
-            api.close()
+    return evaluate_batch([request], stage=stage)[0]
 
 
-def _evaluate_with(
-    api: docker.APIClient, request: SandboxRequest, stage: str | None
-) -> CorrectnessResult:
+def evaluate_batch(
+    requests: Sequence[SandboxRequest], *, stage: str | None = None
+) -> list[CorrectnessResult]:
+    """Run several candidates in fresh hardened containers, as few as possible: one per image
+    and profile, and a fresh one for the rest of a batch after a candidate broke its stream.
+    Results in request order, each what :func:`evaluate` alone would give: the supervisor runs
+    every case of every unit as it would alone (fresh child, every other process killed, /tmp
+    wiped, the unit's repository written again). ``stage``: the Dask stage they belong to, if
+    any (a label on each container; :func:`cancel_stage` stops them)."""
+    results: list[CorrectnessResult | None] = [None] * len(requests)
+    pending: dict[tuple[str, str], list[int]] = {}
+    for position, request in enumerate(requests):
+        failure = _precheck(request)
+        if failure is not None:
+            results[position] = evaluator_failure(failure)
+        else:
+            pending.setdefault((request.image, request.profile), []).append(position)
+    if pending:
+        with removal_on_signals():
+            try:
+                api = docker_client()
+                api.ping()
+            except (docker_errors.DockerException, OSError):
+                for positions in pending.values():
+                    for position in positions:
+                        results[position] = evaluator_failure("daemon-unreachable")
+                return [result for result in results if result is not None]
+            try:
+                for positions in pending.values():
+                    while positions:
+                        judged = _evaluate_in_one_container(
+                            api, [requests[position] for position in positions], stage
+                        )
+                        for position, result in zip(positions, judged, strict=False):
+                            results[position] = result
+                        positions = positions[len(judged) :]
+            finally:
+                api.close()
+    return [result for result in results if result is not None]
+
+
+def _evaluate_in_one_container(
+    api: docker.APIClient, requests: list[SandboxRequest], stage: str | None
+) -> list[CorrectnessResult]:
+    """Results for a prefix of ``requests`` (all of them, unless a candidate broke the stream:
+    then up to and including that one). Every request shares one image and profile."""
+    image_id, profile = requests[0].image, requests[0].profile
     try:
-        image = api.inspect_image(request.image)
+        image = api.inspect_image(image_id)
     except docker_errors.NotFound:
-        return evaluator_failure("image-missing")
+        return [evaluator_failure("image-missing")] * len(requests)
     except (docker_errors.DockerException, OSError):
-        return evaluator_failure("daemon-unreachable")
-    if image.get("Id") != request.image:
-        return evaluator_failure("image-missing")
+        return [evaluator_failure("daemon-unreachable")] * len(requests)
+    if image.get("Id") != image_id:
+        return [evaluator_failure("image-missing")] * len(requests)
     if _stopping(stage):
         raise SandboxCancelled(signal.SIGTERM)
-    limits = policy.PROFILES[request.profile]
+    limits = policy.PROFILES[profile]
     name = container_name()
     secret = secrets.token_bytes(protocol.SECRET_BYTES)
     payload = protocol.payload_bytes(
         secret=secret,
-        files=protocol.combine(request.files, request.target, request.candidate),
-        target=request.target,
-        cases=request.cases,
+        units=[
+            protocol.PayloadUnit(
+                files=protocol.combine(request.files, request.target, request.candidate),
+                target=request.target,
+                cases=request.cases,
+                answer_cap=protocol.answer_budget(len(request.cases)),
+            )
+            for request in requests
+        ],
         case_deadline=limits.case_deadline_seconds,
-        answer_cap=protocol.answer_budget(len(request.cases)),
     )
     startup_end = time.monotonic() + policy.STARTUP_DEADLINE_SECONDS
     with _live_lock:
         _live.add(name)
     sock: socket.socket | None = None
+
+    def failed(reason: EvaluatorFailureReason) -> list[CorrectnessResult]:
+        return [evaluator_failure(reason)] * len(requests)
+
     try:
         try:
-            host_config = api.create_host_config(**policy.host_config_options(request.profile))
+            host_config = api.create_host_config(**policy.host_config_options(profile))
             api.create_container(
-                request.image,
+                image_id,
                 host_config=host_config,
-                **policy.container_options(request.profile, name, owners.labels(stage)),
+                **policy.container_options(profile, name, owners.labels(stage)),
             )
         except (docker_errors.DockerException, OSError):
-            return evaluator_failure("container-create-failed")
+            return failed("container-create-failed")
         try:
             raw = api.attach_socket(
                 name, params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1}
@@ -361,22 +428,33 @@ def _evaluate_with(
             sock.sendall(payload)
             sock.setblocking(True)
         except TimeoutError:
-            return evaluator_failure("startup-deadline")
+            return failed("startup-deadline")
         except (docker_errors.DockerException, OSError):
-            return evaluator_failure("container-start-failed")
+            return failed("container-start-failed")
         if _stopping(stage):  # cancelled while this container was being created
             raise SandboxCancelled(signal.SIGTERM)
-        session = StreamSession(sock=sock, secret=secret)
+        session = StreamSession(
+            sock=sock,
+            secret=secret,
+            demux=protocol.StreamDemuxer(cap=protocol.OUTPUT_CAP_BYTES * len(requests)),
+        )
         ready = session.next_record(startup_end)
         if ready == "supervisor-silent":
-            return evaluator_failure("startup-deadline")
+            return failed("startup-deadline")
         if isinstance(ready, str):
-            return evaluator_failure("startup-failed")
-        if not _ready_in_force(ready) or ready.get("cases") != len(request.cases):
-            return evaluator_failure("policy-not-in-force")
-        return judge_stream(
-            session, request, limits.case_ceiling_seconds + policy.RECORD_SLACK_SECONDS
-        )
+            return failed("startup-failed")
+        if not _ready_in_force(ready) or ready.get("cases") != [len(r.cases) for r in requests]:
+            return failed("policy-not-in-force")
+        deadline_per_case = limits.case_ceiling_seconds + policy.RECORD_SLACK_SECONDS
+        judged: list[CorrectnessResult] = []
+        for unit, request in enumerate(requests):
+            result, intact = judge_unit(
+                session, request, deadline_per_case, unit=unit, last=unit == len(requests) - 1
+            )
+            judged.append(result)
+            if not intact:
+                break
+        return judged
     finally:
         if sock is not None:
             with contextlib.suppress(OSError):
