@@ -19,28 +19,15 @@ from pathlib import Path
 
 import docker
 import pytest
+from compute_testkit import start_cluster
 from distributed import Client, LocalCluster
 
-from assay.evidence import CandidateRow, ImageRecord
+from assay.evidence import ImageRecord
 from assay.fixtures.model import Scenario
 from assay.fixtures.scenarios import load_scenario
-from assay.sandbox.selftest import KNOWN_WRONG
 
 ROOT = Path(__file__).resolve().parents[2]
 ENGINE_START_SECONDS = 60
-
-
-def start_cluster(
-    workers: int, threads: int = 2, env: dict[str, str] | None = None
-) -> LocalCluster:
-    return LocalCluster(
-        n_workers=workers,
-        threads_per_worker=threads,
-        processes=True,
-        host="127.0.0.1",
-        dashboard_address=":0",
-        env=env or {},
-    )
 
 
 @pytest.fixture
@@ -58,35 +45,6 @@ def client(cluster: LocalCluster) -> Iterator[Client]:
 @pytest.fixture(scope="session")
 def v1() -> Scenario:
     return load_scenario("v1", ROOT / "fixtures")
-
-
-def reference_candidates(scenario: Scenario, run: str = "cluster") -> list[CandidateRow]:
-    """A scenario's worth of cells: both references and a known-wrong one on every arm."""
-    rows: list[CandidateRow] = []
-    for subject in scenario.subjects:
-        sources = (subject.task.references.reused, subject.task.references.duplicated, KNOWN_WRONG)
-        for arm in subject.arms:
-            for repeat, source in enumerate(sources):
-                rows.append(
-                    CandidateRow(
-                        run=run,
-                        cell_id=f"{subject.id}/{arm.name}/r{repeat}",
-                        subject=subject.id,
-                        arm=arm.name,
-                        repeat=repeat,
-                        step=1,
-                        execution_status="completed",
-                        extract_status="code",
-                        extraction_version=2,
-                        source=source,
-                    )
-                )
-    return rows
-
-
-def own_containers(api: docker.APIClient, prefixes: list[str]) -> list[str]:
-    names = [n.lstrip("/") for c in api.containers(all=True) for n in c["Names"]]
-    return [n for n in names if any(n.startswith(p) for p in prefixes)]
 
 
 @pytest.fixture

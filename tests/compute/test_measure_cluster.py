@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import reference_candidates
+from compute_testkit import reference_candidates
 
 from assay.compute.measure import measure_on_cluster, measure_placed
 from assay.errors import ComputeError

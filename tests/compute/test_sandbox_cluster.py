@@ -13,7 +13,7 @@ from pathlib import Path
 
 import docker
 import pytest
-from conftest import own_containers, reference_candidates, start_cluster
+from compute_testkit import own_containers, reference_candidates, start_cluster
 from distributed import Client
 
 from assay.compute import LOCAL
