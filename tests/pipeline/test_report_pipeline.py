@@ -171,7 +171,7 @@ def test_plots_render_alone_and_under_diff_headline_diff_fits_and_checkout_resto
     # `dvc exp show` draws one column per tracked param, metric and dependency (DVC 3 cannot
     # hide them by configuration), so only its content is checked; the long-format headline diff
     # is what fits a terminal (a plain table: its width is its natural width)
-    table = repo.dvc("exp", "show", "--no-pager").stdout
+    table = repo.dvc("exp", "show", "--csv").stdout
     assert "always-follow" in table, table
     shown = json.loads(repo.dvc("exp", "show", "--json").stdout)
     metric_keys = {
