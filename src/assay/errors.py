@@ -67,6 +67,11 @@ class SandboxImageError(AssayError):
     """The sandbox image cannot be made ready: the engine is unreachable or the build failed."""
 
 
+class ComputeError(AssayError):
+    """The Dask cluster named in ``params.yaml: compute`` cannot take the work (unreachable
+    scheduler, no worker, no worker whose engine or tools match the plan)."""
+
+
 @contextmanager
 def boundary() -> Iterator[None]:
     """Run a stage or command body; an :class:`AssayError` becomes ``assay: <message>`` on

@@ -16,7 +16,15 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args, get_origin
 
-from pydantic import BaseModel, Field, StrictBool, StrictInt, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    Field,
+    StrictBool,
+    StrictInt,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from assay.errors import InputError
 from assay.providers.base import ModelProfile
@@ -96,6 +104,35 @@ class ReportOptions(Frozen):
     preregistered result, never instead of it."""
 
 
+SCHEDULER_ADDRESS = re.compile(r"^(tcp|tls)://[A-Za-z0-9.\-\[\]:]+:[0-9]{1,5}$")
+
+
+class Compute(Frozen):
+    """Where the correctness, measure and self-test stages run their per-cell work (not part of
+    any plan: where work runs does not change what it means; see docs/scale.md)."""
+
+    scheduler: str = "local"
+    """``local`` (this machine) or a Dask scheduler address, ``tcp://host:8786``."""
+    sandbox_slots_per_worker: StrictInt = Field(default=2, ge=1, le=64)
+    """Sandboxed cells one Dask worker runs at once (a cell mostly waits on its engine)."""
+    measure_cells_per_task: StrictInt = Field(default=16, ge=1, le=10_000)
+    """Outputs measured per Dask task in the measure stage (one tool start-up per task)."""
+    connect_timeout_seconds: float = Field(default=10.0, gt=0, le=300)
+
+    @field_validator("scheduler")
+    @classmethod
+    def _local_or_address(cls, value: str) -> str:
+        if value != "local" and not SCHEDULER_ADDRESS.match(value):
+            raise ValueError(
+                f"{value!r} is neither 'local' nor a scheduler address tcp://host:port"
+            )
+        return value
+
+    @property
+    def distributed(self) -> bool:
+        return self.scheduler != "local"
+
+
 class Problem(Frozen):
     """One thing wrong with params.yaml: the dotted key and what is wrong with it."""
 
@@ -121,6 +158,7 @@ class Params(Frozen):
     analysis: AnalysisPlan = AnalysisPlan()
     evaluators: Evaluators = Evaluators()
     report: ReportOptions = ReportOptions()
+    compute: Compute = Compute()
     models: dict[Name, ModelProfile]
     runs: dict[Name, RunSpec]
 

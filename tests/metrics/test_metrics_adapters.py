@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -45,3 +46,23 @@ def test_adapter_case(
             assert row.before == pytest.approx(before, abs=1e-3), (tool, metric)
             assert row.after == pytest.approx(after, abs=1e-3), (tool, metric)
             assert row.delta == pytest.approx(after - before, abs=2e-3), (tool, metric)
+
+
+def test_measuring_from_two_threads_at_once_gives_the_same_rows() -> None:
+    """A Dask worker runs measure tasks side by side in threads of one process."""
+    items = [
+        MeasureItem(
+            cell_id=f"{case['name']}/{copy}",
+            repo_key=case["name"],
+            files=case["files"],
+            target=case["target"],
+            candidate=case["candidate"],
+        )
+        for case in CASES
+        for copy in range(2)
+    ]
+    halves = (items[::2], items[1::2])
+    alone = [measure(half, workers=1) for half in halves]
+    with ThreadPoolExecutor(max_workers=2) as threads:
+        together = list(threads.map(lambda half: measure(half, workers=1), halves))
+    assert together == alone

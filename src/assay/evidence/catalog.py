@@ -19,6 +19,7 @@ from assay.evidence.rows import (
     CorrectnessRow,
     CorrectnessVersionRow,
     MetricRow,
+    PlacementRow,
     PromptRow,
     SubjectRow,
     VerdictRow,
@@ -67,6 +68,17 @@ CORRECTNESS = Table(
     "correctness", "correctness", "correctness.parquet", CorrectnessRow, "run", required=False
 )
 METRICS = Table("metrics", "measure", "metrics.parquet", MetricRow, "run", required=False)
+CORRECTNESS_PLACEMENTS = Table(
+    "correctness_placements",
+    "correctness",
+    "placements.parquet",
+    PlacementRow,
+    "run",
+    required=False,
+)
+METRIC_PLACEMENTS = Table(
+    "metric_placements", "measure", "placements.parquet", PlacementRow, "run", required=False
+)
 VERDICT_VERSIONS = Table(
     "verdict_versions", "structure", "versions.parquet", VerdictRow, "run", required=False
 )
@@ -91,6 +103,8 @@ TABLES: tuple[Table, ...] = (
     VERDICTS,
     CORRECTNESS,
     METRICS,
+    CORRECTNESS_PLACEMENTS,
+    METRIC_PLACEMENTS,
     VERDICT_VERSIONS,
     CORRECTNESS_VERSIONS,
 )

@@ -131,6 +131,19 @@ class CorrectnessRow(CellKey):
     image: str
 
 
+class PlacementRow(CellKey):
+    """Where one cell's evaluation ran: ``local`` or a Dask worker's address, and its engine.
+
+    Provenance, kept out of the evidence rows on purpose: ``correctness.parquet`` and
+    ``metrics.parquet`` are byte-identical wherever the work ran, and this table says where.
+    """
+
+    stage: str
+    worker: str
+    engine: str
+    """The Docker engine version that ran the container (``-`` for metrics)."""
+
+
 class CorrectnessVersionRow(CorrectnessRow):
     """``correctness_versions``: a correctness row with the sandbox policy version it ran under
     (the image is in the row). Every image/policy version a run was evaluated with is kept."""

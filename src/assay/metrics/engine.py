@@ -6,6 +6,10 @@
   processes, with per-file results cached; mypy runs through its API in the same workers with
   a warm per-worker cache, many single-module repositories per build (see ``mypy_tool``);
 * ruff and jscpd each run once over the whole tree (one process each) while the pool works.
+
+``measure`` may be called from several threads of one process at once (a Dask worker runs two
+measure tasks side by side): mypy's API keeps process-wide state (two builds at once end in
+``INTERNAL ERROR``), so the tools that run inside this process take :data:`IN_PROCESS` in turn.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import tempfile
+import threading
 from collections.abc import Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 from pathlib import Path
@@ -36,6 +41,8 @@ from assay.progress import progress
 
 REPOSITORIES = "repos"
 MYPY_CONFIG = "mypy.ini"
+IN_PROCESS = threading.Lock()
+"""Held while the Python tools run in this process (never two mypy builds at once)."""
 
 
 class _Worker:
@@ -169,8 +176,9 @@ def _measure_units(units: list[Unit], work: Path, workers: int) -> dict[str, dic
             jscpd_future = batch.submit(jscpd_tool.measure_many, root, units)
             with progress(len(units), "measure repositories", unit="repo") as bar:
                 if pool is None:
-                    _start_worker(str(work))
-                    python_results = [_measure_chunk(units)]  # one mypy batch for all
+                    with IN_PROCESS:
+                        _start_worker(str(work))
+                        python_results = [_measure_chunk(units)]  # one mypy batch for all
                     bar.update(len(units))
                 else:
                     for future in as_completed(futures):

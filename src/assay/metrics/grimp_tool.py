@@ -3,22 +3,48 @@
 grimp builds graphs of packages only, so the repository is staged with each top-level module
 ``m.py`` turned into the package ``m/__init__.py`` (same name, same absolute imports). External
 imports are included, squashed by grimp to their top-level package.
+
+grimp finds a package with ``importlib.util.find_spec``, which answers from ``sys.modules`` and
+``sys.path``: the result would depend on what the measuring process has loaded (a repository's
+top-level ``yaml`` would be taken for the installed one) and on other threads editing
+``sys.path``. It is given a package finder that looks in the staged repository only, so the
+figure is the same in any process (a pool worker, a Dask worker, a test).
 """
 
 from __future__ import annotations
 
-import importlib
-import sys
+import contextvars
+import importlib.machinery
 from collections.abc import Mapping
 from pathlib import Path
 
 import grimp
+from grimp.application.config import settings
+from grimp.application.ports.filesystem import AbstractFileSystem
+from grimp.application.ports.packagefinder import AbstractPackageFinder
 
 from assay.metrics.records import ToolResult
 from assay.metrics.units import write_files
 
 TOOL = "grimp"
 METRICS = ("direct_imports",)
+
+_staging: contextvars.ContextVar[Path] = contextvars.ContextVar("grimp_staging")
+
+
+class StagedPackageFinder(AbstractPackageFinder):
+    """grimp's package finder, looking only in the staged repository of the current build."""
+
+    def determine_package_directories(
+        self, package_name: str, file_system: AbstractFileSystem
+    ) -> set[str]:
+        spec = importlib.machinery.PathFinder.find_spec(package_name, [str(_staging.get())])
+        if spec is None or not spec.submodule_search_locations:
+            raise ValueError(f"package {package_name!r} is not in the staged repository")
+        return set(spec.submodule_search_locations)
+
+
+settings.configure(PACKAGE_FINDER=StagedPackageFinder())
 
 
 def staged_layout(files: Mapping[str, str]) -> tuple[dict[str, str], list[str]]:
@@ -49,17 +75,12 @@ def measure(files: Mapping[str, str], staging: Path) -> ToolResult:
     staged, names = staged_layout(files)
     if not names:
         return ToolResult(tool=TOOL, values={"direct_imports": 0.0})
-    shadowed = sorted(n for n in names if n in sys.modules)
-    if shadowed:
-        reason = f"top-level name(s) {', '.join(shadowed)} shadow modules loaded by the measuring process"
-        return ToolResult.failed(TOOL, reason)
     write_files(staging, staged)
-    sys.path.insert(0, str(staging))
-    importlib.invalidate_caches()
+    token = _staging.set(staging)
     try:
         graph = grimp.build_graph(*names, include_external_packages=True, cache_dir=None)
     except Exception as exc:  # noqa: BLE001 - any tool crash is missing evidence for this repository
         return ToolResult.failed(TOOL, f"{type(exc).__name__}: {exc}")
     finally:
-        sys.path.remove(str(staging))
+        _staging.reset(token)
     return ToolResult(tool=TOOL, values={"direct_imports": float(graph.count_imports())})

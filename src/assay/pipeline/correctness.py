@@ -4,7 +4,8 @@ A pure function of candidates, subjects and the pinned image; the structural ver
 read here (and the correctness verdict never reaches the structure stage). Every image/policy
 version's rows are also kept in ``data/correctness-versions/RUN/versions.parquet`` (a persisted
 output): a new image or sandbox policy adds rows beside the earlier ones instead of overwriting
-them. Per cell, in order:
+them. Where each sandboxed cell ran (this machine or a Dask worker, ``params.yaml: compute``) goes
+to ``placements.parquet`` beside the rows, never into them. Per cell, in order:
 
 - the arm's sandbox profile is ``skip`` → ``skipped`` (the scenario declares no correctness
   run; not missing);
@@ -25,11 +26,12 @@ and the exception message cut short: local evidence for explaining a verdict, ne
 from __future__ import annotations
 
 import json
-import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from assay import evidence
-from assay.evidence import CandidateRow, CorrectnessRow, CorrectnessVersionRow
+from assay.compute import Placed
+from assay.compute.sandbox import evaluate_placed
+from assay.evidence import CandidateRow, CorrectnessRow, CorrectnessVersionRow, PlacementRow
 from assay.evidence.rows import missing_reason
 from assay.fixtures.model import Scenario
 from assay.fixtures.scenarios import image_kind
@@ -73,6 +75,10 @@ def _json_cells(values: Sequence[object]) -> tuple[str, ...]:
     )
 
 
+Evaluator = Callable[[Sequence[SandboxRequest]], list[Placed[CorrectnessResult]]]
+"""Evaluates requests and returns their results in request order, each with where it ran."""
+
+
 def correctness_rows(
     candidates: Sequence[CandidateRow],
     scenario: Scenario,
@@ -85,6 +91,19 @@ def correctness_rows(
 
     Reads only the candidate's fields, so any object with them will do (tests pass their own).
     """
+
+    def local(requests: Sequence[SandboxRequest]) -> list[Placed[CorrectnessResult]]:
+        results = evaluate_many(requests, workers=workers, description=description)
+        return [Placed(result, "local") for result in results]
+
+    return placed_correctness_rows(candidates, scenario, image, local)[0]
+
+
+def placed_correctness_rows(
+    candidates: Sequence[CandidateRow], scenario: Scenario, image: str, evaluate: Evaluator
+) -> tuple[list[CorrectnessRow], list[PlacementRow]]:
+    """The rows in candidate order, and where each sandboxed one ran (``evaluate`` decides:
+    threads here, or a Dask cluster; the rows are the same either way)."""
     rows: list[CorrectnessRow | None] = []
     pending: list[tuple[int, CandidateRow, SandboxRequest]] = []
     for candidate in candidates:
@@ -111,28 +130,44 @@ def correctness_rows(
     unique: dict[tuple[str, str, str], SandboxRequest] = {}
     for _, candidate, request in pending:
         unique.setdefault((candidate.subject, candidate.arm, request.candidate), request)
-    evaluated = evaluate_many(list(unique.values()), workers=workers, description=description)
-    results = dict(zip(unique, evaluated, strict=True))
+    results = dict(zip(unique, evaluate(list(unique.values())), strict=True))
+    placements: list[PlacementRow] = []
     for position, candidate, request in pending:
-        result = results[(candidate.subject, candidate.arm, request.candidate)]
+        placed = results[(candidate.subject, candidate.arm, request.candidate)]
+        result = placed.value
         rows[position] = _row(candidate, image, result.status, result.reason, result, request)
-    return [row for row in rows if row is not None]
+        placements.append(
+            PlacementRow(
+                **{name: getattr(candidate, name) for name in CellKey.model_fields},
+                stage="correctness",
+                worker=placed.worker,
+                engine=placed.engine,
+            )
+        )
+    return [row for row in rows if row is not None], placements
 
 
 def run(run_id: str, params: Params) -> list[CorrectnessRow]:
     # none pinned when every arm skips correctness (chain)
     image = evidence.read_plan(run_id).sandbox.get("image_id") or ""
     scenario_name = params.run(run_id).scenario
-    load_pinned(image, image_kind(scenario_name))
+    kind = image_kind(scenario_name)
     scenario = evidence.read_scenario(scenario_name)
-    rows = correctness_rows(
-        evidence.read_candidates(run_id),
-        scenario,
-        image,
-        workers=2 * (os.cpu_count() or 1),
-        description=f"correctness {run_id}",
+    compute = params.compute
+    if not compute.distributed:
+        load_pinned(image, kind)
+    description = f"correctness {run_id}"
+
+    def evaluate(requests: Sequence[SandboxRequest]) -> list[Placed[CorrectnessResult]]:
+        return evaluate_placed(
+            requests, compute, image, archive=evidence.image_archive(kind), description=description
+        )
+
+    rows, placements = placed_correctness_rows(
+        evidence.read_candidates(run_id), scenario, image, evaluate
     )
     evidence.write_table(evidence.CORRECTNESS, run_id, rows)
+    evidence.write_table(evidence.CORRECTNESS_PLACEMENTS, run_id, placements)
     keep_version(run_id, rows, image, policy_version())
     return rows
 

@@ -12,8 +12,9 @@ import os
 from collections.abc import Sequence
 
 from assay import evidence
+from assay.compute.measure import measure_placed
 from assay.errors import EvidenceError
-from assay.evidence import CandidateRow, MetricRow
+from assay.evidence import CandidateRow, MetricRow, PlacementRow
 from assay.fixtures.model import Scenario
 from assay.gate import check_source
 from assay.metrics import MeasureItem, Measurement, measure
@@ -67,7 +68,23 @@ def measure_run(
     return metric_rows(candidates, measure(items, workers=workers))
 
 
+def plan_metric_tools(run_id: str) -> dict[str, str]:
+    """The metric tool versions the run's plan recorded (``metrics/<tool>`` entries)."""
+    tools = evidence.read_plan(run_id).tools
+    return {k.removeprefix("metrics/"): v for k, v in tools.items() if k.startswith("metrics/")}
+
+
 def run(run_id: str, params: Params) -> None:
     scenario = evidence.read_scenario(params.run(run_id).scenario)
-    rows = measure_run(evidence.read_candidates(run_id), scenario, workers=os.cpu_count() or 1)
+    candidates = evidence.read_candidates(run_id)
+    items = load_items(candidates, scenario)
+    expected = plan_metric_tools(run_id) if params.compute.distributed else {}
+    placed = measure_placed(items, params.compute, expected, local_workers=os.cpu_count() or 1)
+    rows = metric_rows(candidates, [m for p in placed for m in p.value])
+    keys = {c.cell_id: c.key() for c in candidates if c.step == 1}
+    placements = [
+        PlacementRow(**keys[item.cell_id], stage="measure", worker=p.worker, engine="-")
+        for item, p in zip(items, placed, strict=True)
+    ]
     evidence.write_table(evidence.METRICS, run_id, rows)
+    evidence.write_table(evidence.METRIC_PLACEMENTS, run_id, placements)

@@ -13,13 +13,17 @@ A scenario none of whose arms runs correctness (chain) starts no container here.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from assay import evidence
+from assay.compute.sandbox import evaluate_placed
 from assay.errors import SelfTestFailed
 from assay.evidence import ScenarioSelfTest
 from assay.fixtures.scenarios import image_kind
 from assay.params import Params
 from assay.pipeline.image import load_pinned
 from assay.pipeline.known_answers import check_known_answers
+from assay.sandbox.results import CorrectnessResult, SandboxRequest
 from assay.sandbox.selftest import run_selftest
 
 __all__ = ["SelfTestFailed", "run"]
@@ -28,12 +32,26 @@ __all__ = ["SelfTestFailed", "run"]
 def run(scenario_name: str, params: Params) -> ScenarioSelfTest:
     scenario = evidence.read_scenario(scenario_name)
     kind = image_kind(scenario_name)
-    image_id = evidence.read_image(kind).image_id
-    if any(arm.sandbox != "skip" for subject in scenario.subjects for arm in subject.arms):
-        load_pinned(image_id, kind)
+    image = evidence.read_image(kind).image_id
+    runs_sandbox = any(
+        arm.sandbox != "skip" for subject in scenario.subjects for arm in subject.arms
+    )
+    if runs_sandbox and not params.compute.distributed:
+        load_pinned(image, kind)
+
+    def evaluate(requests: Sequence[SandboxRequest]) -> list[CorrectnessResult]:
+        placed = evaluate_placed(
+            requests,
+            params.compute,
+            image,
+            archive=evidence.image_archive(kind),
+            description=f"selftest {scenario_name}",
+        )
+        return [result.value for result in placed]
+
     report = ScenarioSelfTest(
         scenario=scenario_name,
-        sandbox=run_selftest(scenario.subjects, image_id, description=f"selftest {scenario_name}"),
+        sandbox=run_selftest(scenario.subjects, image, evaluate=evaluate),
         known_answers=check_known_answers(scenario, params.analysis.structure_evaluator),
     )
     evidence.write_selftest(scenario_name, report)

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 
 from assay.progress import progress
+from assay.sandbox.owners import sweep_orphans
 from assay.sandbox.results import CorrectnessResult, SandboxRequest
 from assay.sandbox.runner import (
     cancelled,
@@ -54,10 +55,13 @@ def evaluate_many(
     ``description``, progress (done/total, rate, ETA) goes to stderr (:mod:`assay.progress`).
 
     On SIGTERM/SIGINT (main thread) or any error, no new container starts, every live one is
-    removed, and the workers are joined before the exception propagates.
+    removed, and the workers are joined before the exception propagates. Containers left by an
+    earlier process of this host that was killed outright are removed first.
     """
     if workers < 1:
         raise ValueError("workers must be at least 1")
+    if requests:
+        sweep_orphans()
     executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="assay-sandbox")
     try:
         with (

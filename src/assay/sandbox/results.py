@@ -64,6 +64,9 @@ EvaluatorFailureReason = Literal[
     "policy-not-in-force",  # ready record shows a missing seccomp/no-new-privs/uid/dumpable state
     "expected-too-large",  # an expected value cannot fit the per-case answer budget
     "invalid-request",  # no cases, unequal lengths, or a value that is not JSON
+    "worker-engine-mismatch",  # a Dask worker's Docker engine differs from the self-test's
+    "worker-seccomp-mismatch",  # a Dask worker's engine has another default seccomp profile
+    "worker-image-mismatch",  # a Dask worker lacks the pinned image id (load failed or differs)
     "host-overloaded",  # a case was starved of CPU by the host (after ready; nothing else failed)
 ]
 

@@ -8,11 +8,15 @@ starved of CPU (``starved``), which is missing evidence (``host-overloaded``) un
 case failed on the candidate's own account. The supervisor measures deadlines in CPU time and
 time not spent waiting for a CPU, so host load slows a case down without timing it out.
 
-Cleanup: every container is uniquely named ``assay-sandbox-<pid>-<random>``, registered while
+Cleanup: every container is uniquely named ``assay-sandbox-<pid>-<random>``, labelled with its
+owner process (and its Dask stage, if any; :mod:`assay.sandbox.owners`), registered while
 alive, and force-removed on every exit path. :func:`removal_on_signals` turns SIGTERM/SIGINT
 into :class:`SandboxCancelled` in the main thread so ``finally`` blocks run and the caller waits
 for removal; a caller killed outright (SIGKILL) closes the attach stream, the supervisor sees
-its stdin end and exits, and the daemon auto-removes the container.
+its stdin end and exits, and the daemon auto-removes the container. A container such a caller
+had created but not started yet is removed by the next sweep of orphans on that host
+(:func:`assay.sandbox.owners.remove_orphans`). :func:`cancel_stage` stops one Dask stage's
+cells in this process without touching other stages'.
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ from typing import Any
 import docker
 from docker import errors as docker_errors
 
-from assay.sandbox import policy, protocol
+from assay.sandbox import owners, policy, protocol
 from assay.sandbox.results import (
     CaseOutcome,
     CorrectnessResult,
@@ -61,6 +65,21 @@ class SandboxCancelled(BaseException):
 _live_lock = threading.Lock()
 _live: set[str] = set()
 cancelled = threading.Event()
+_cancelled_stages: set[str] = set()
+
+
+def cancel_stage(stage: str) -> None:
+    """No container of ``stage`` starts in this process from now on; one being created raises
+    :class:`SandboxCancelled` once it exists (the caller then removes it by its label)."""
+    with _live_lock:
+        _cancelled_stages.add(stage)
+
+
+def _stopping(stage: str | None) -> bool:
+    if cancelled.is_set():
+        return True
+    with _live_lock:
+        return stage is not None and stage in _cancelled_stages
 
 
 def container_name() -> str:
@@ -88,6 +107,12 @@ def remove_container(api: docker.APIClient, name: str) -> None:
         except docker_errors.APIError:
             pass
         time.sleep(0.05)
+
+
+def live_count() -> int:
+    """Containers this process has created and not yet removed."""
+    with _live_lock:
+        return len(_live)
 
 
 def remove_all_live() -> None:
@@ -296,17 +321,21 @@ def _precheck(request: SandboxRequest) -> EvaluatorFailureReason | None:
     return None
 
 
-def evaluate(request: SandboxRequest) -> CorrectnessResult:
-    """Run one candidate against its cases in a fresh hardened container."""
-    return evaluate_batch([request])[0]
+def evaluate(request: SandboxRequest, *, stage: str | None = None) -> CorrectnessResult:
+    """Run one candidate against its cases in a fresh hardened container (labelled with
+    ``stage`` when it is one of a Dask stage's cells)."""
+    return evaluate_batch([request], stage=stage)[0]
 
 
-def evaluate_batch(requests: Sequence[SandboxRequest]) -> list[CorrectnessResult]:
+def evaluate_batch(
+    requests: Sequence[SandboxRequest], *, stage: str | None = None
+) -> list[CorrectnessResult]:
     """Run several candidates in fresh hardened containers, as few as possible: one per image
     and profile, and a fresh one for the rest of a batch after a candidate broke its stream.
     Results in request order, each what :func:`evaluate` alone would give: the supervisor runs
     every case of every unit as it would alone (fresh child, every other process killed, /tmp
-    wiped, the unit's repository written again)."""
+    wiped, the unit's repository written again). ``stage``: the Dask stage they belong to, if
+    any (a label on each container; :func:`cancel_stage` stops them)."""
     results: list[CorrectnessResult | None] = [None] * len(requests)
     pending: dict[tuple[str, str], list[int]] = {}
     for position, request in enumerate(requests):
@@ -329,7 +358,7 @@ def evaluate_batch(requests: Sequence[SandboxRequest]) -> list[CorrectnessResult
                 for positions in pending.values():
                     while positions:
                         judged = _evaluate_in_one_container(
-                            api, [requests[position] for position in positions]
+                            api, [requests[position] for position in positions], stage
                         )
                         for position, result in zip(positions, judged, strict=False):
                             results[position] = result
@@ -340,7 +369,7 @@ def evaluate_batch(requests: Sequence[SandboxRequest]) -> list[CorrectnessResult
 
 
 def _evaluate_in_one_container(
-    api: docker.APIClient, requests: list[SandboxRequest]
+    api: docker.APIClient, requests: list[SandboxRequest], stage: str | None
 ) -> list[CorrectnessResult]:
     """Results for a prefix of ``requests`` (all of them, unless a candidate broke the stream:
     then up to and including that one). Every request shares one image and profile."""
@@ -353,7 +382,7 @@ def _evaluate_in_one_container(
         return [evaluator_failure("daemon-unreachable")] * len(requests)
     if image.get("Id") != image_id:
         return [evaluator_failure("image-missing")] * len(requests)
-    if cancelled.is_set():
+    if _stopping(stage):
         raise SandboxCancelled(signal.SIGTERM)
     limits = policy.PROFILES[profile]
     name = container_name()
@@ -385,7 +414,7 @@ def _evaluate_in_one_container(
             api.create_container(
                 image_id,
                 host_config=host_config,
-                **policy.container_options(profile, name, {"assay.sandbox": "1"}),
+                **policy.container_options(profile, name, owners.labels(stage)),
             )
         except (docker_errors.DockerException, OSError):
             return failed("container-create-failed")
@@ -402,7 +431,7 @@ def _evaluate_in_one_container(
             return failed("startup-deadline")
         except (docker_errors.DockerException, OSError):
             return failed("container-start-failed")
-        if cancelled.is_set():  # cancelled while this container was being created
+        if _stopping(stage):  # cancelled while this container was being created
             raise SandboxCancelled(signal.SIGTERM)
         session = StreamSession(
             sock=sock,

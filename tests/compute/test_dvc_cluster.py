@@ -1,0 +1,138 @@
+"""Through real ``dvc repro``: ``compute.scheduler`` pointing at a Dask cluster started as the
+README's "Scale out" section says (``dask scheduler``, ``dask worker``) gives the same evidence
+and reports, byte for byte, as the local run; an unreachable scheduler fails the stage in one
+line."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+import yaml
+from distributed import Client
+
+from tests.conftest import BIN, ROOT, Repo
+
+RUN = "sim-follower-v1"
+SCENARIO = "v1"
+CLUSTER_STAGES = tuple(
+    f"pipeline/{name}/dvc.yaml:{name}@{item}"
+    for name, item in (("selftest", SCENARIO), ("correctness", RUN), ("measure", RUN))
+)
+COMPARED = (
+    "data/report",
+    "reports",
+    f"data/export/{RUN}",
+    f"data/selftest/{SCENARIO}",
+    f"data/correctness/{RUN}/correctness.parquet",
+    f"data/correctness-versions/{RUN}",
+    f"data/measure/{RUN}/metrics.parquet",
+)
+"""What a researcher reads: the evidence tables the cluster stages write and every report."""
+STARTUP_SECONDS = 120
+
+pytestmark = [pytest.mark.slow, pytest.mark.docker]
+
+
+def _only_run(repo: Repo, compute: dict[str, object] | None = None) -> None:
+    params = yaml.safe_load(repo.read("params.yaml"))
+    params["runs"] = {RUN: params["runs"][RUN]}
+    params["scenarios"] = [SCENARIO]
+    if compute is not None:
+        params["compute"] = {**params.get("compute", {}), **compute}
+    repo.write("params.yaml", yaml.safe_dump(params, sort_keys=False))
+
+
+def _outputs(root: Path) -> dict[str, bytes]:
+    files: dict[str, bytes] = {}
+    for name in COMPARED:
+        path = root / name
+        for file in sorted(path.rglob("*")) if path.is_dir() else [path]:
+            if file.is_file() and "screenshots" not in file.parts:
+                files[str(file.relative_to(root))] = file.read_bytes()
+    return files
+
+
+def _free_port() -> int:
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        return int(free.getsockname()[1])
+
+
+@contextlib.contextmanager
+def dask_cluster(repo: Repo, workers: int = 2) -> Iterator[str]:
+    """``dask scheduler`` and ``dask worker`` processes running the repository's own code (as
+    on a worker host with this repository checked out), stopped afterwards."""
+    address = f"tcp://127.0.0.1:{_free_port()}"
+    dask = str(BIN / "dask")
+    common = {"cwd": repo.path, "env": repo.env, "stdout": subprocess.DEVNULL,
+              "stderr": subprocess.DEVNULL}  # fmt: skip
+    scheduler = subprocess.Popen(
+        [dask, "scheduler", "--host", "127.0.0.1", "--port", address.rsplit(":", 1)[1],
+         "--no-dashboard"], **common,
+    )  # fmt: skip
+    worker = subprocess.Popen(
+        [dask, "worker", address, "--nworkers", str(workers), "--nthreads", "2",
+         "--host", "127.0.0.1", "--no-dashboard"], **common,
+    )  # fmt: skip
+    try:
+        with Client(address, timeout=STARTUP_SECONDS, set_as_default=False) as client:
+            client.wait_for_workers(workers, timeout=STARTUP_SECONDS)
+        yield address
+    finally:
+        for process in (worker, scheduler):
+            process.terminate()
+            try:
+                process.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+def _workers(address: str) -> set[str]:
+    with Client(address, set_as_default=False) as client:
+        return set(client.scheduler_info(n_workers=-1)["workers"])
+
+
+def test_repro_on_a_cluster_gives_the_local_reports_byte_for_byte(repo: Repo) -> None:
+    # jscpd as installed for this checkout, so its figures are compared too (not both missing)
+    (repo.path / "tools" / "node_modules").symlink_to(ROOT / "tools" / "node_modules")
+    _only_run(repo)
+    repo.dvc("repro", timeout=1800)
+    local = _outputs(repo.path)
+    assert any(name.startswith("data/report/") for name in local)
+    assert f"data/measure/{RUN}/metrics.parquet" in local
+    with dask_cluster(repo) as address:
+        _only_run(repo, {"scheduler": address})
+        for stage in CLUSTER_STAGES:
+            out = repo.dvc("repro", "--force", "--single-item", stage, timeout=1800).stdout
+            assert f"Running stage '{stage}'" in out, out
+        repro = repo.dvc("repro", timeout=1800).stdout
+        workers = _workers(address)
+    assert "Running stage 'report'" in repro
+    cluster = _outputs(repo.path)
+    assert sorted(cluster) == sorted(local)
+    differing = [name for name in local if cluster[name] != local[name]]
+    assert differing == []
+    for folder in (f"data/correctness/{RUN}", f"data/measure/{RUN}"):
+        placements = pq.read_table(repo.path / folder / "placements.parquet")
+        placed = set(placements.column("worker").to_pylist())
+        assert placed and placed <= workers, (folder, placed, workers)
+
+
+def test_an_unreachable_scheduler_fails_the_stage_in_one_line(repo: Repo) -> None:
+    address = f"tcp://127.0.0.1:{_free_port()}"
+    _only_run(repo, {"scheduler": address, "connect_timeout_seconds": 2})
+    result = repo.dvc("repro", CLUSTER_STAGES[0], check=False)
+    assert result.returncode != 0
+    lines = [
+        line for line in (result.stdout + result.stderr).splitlines() if line.startswith("assay:")
+    ]
+    assert len(lines) == 1, lines
+    assert address in lines[0] and "nothing was run" in lines[0], lines
+    assert not (repo.path / "data" / "selftest" / SCENARIO).exists()
