@@ -1,9 +1,9 @@
 """The correctness work on 1 and 2 Dask workers, and the distributed path's per-cell overhead.
 
-    uv run python benchmarks/compute_scale.py [--slots 2] [--repeat 1] [--cells 72]
+    uv run python benchmarks/compute_scale.py [--scenario v1] [--slots 2] [--repeat 1] [--cells N]
 
-Cells: the v1 scenario's references (both) and a known-wrong implementation on every arm (72
-sandboxed cells, the self-test's worth). Runs them (a) locally on ``slots`` threads, (b) on a
+Cells: the scenario's references (both) and a known-wrong implementation on every sandboxed arm
+(v1: 72 cells, dose: 198). Runs them (a) locally on ``slots`` threads, (b) on a
 ``LocalCluster`` of one worker process with ``slots`` sandbox slots, (c) on two such workers;
 every run's results must equal the local ones. Prints wall times, the 2-vs-1 worker ratio, the
 per-cell overhead of (b) against (a) (same concurrency, so the difference is Dask: connecting,
@@ -37,11 +37,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--slots", type=int, default=2, help="sandbox slots per worker")
     parser.add_argument("--repeat", type=int, default=1, help="timed runs per configuration")
-    parser.add_argument("--cells", type=int, default=72, help="use the first N cells")
+    parser.add_argument("--cells", type=int, default=None, help="use the first N cells")
+    parser.add_argument("--scenario", default="v1", help="a scenario of fixtures/ (not codebase)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as work:
         image = ensure_image("standard", Path(work) / "standard.json").image_id
-    scenario = load_scenario("v1", FIXTURES)
+    scenario = load_scenario(args.scenario, FIXTURES)
     requests = [
         request_for(subject, arm.name, source, image)
         for subject in scenario.subjects
