@@ -14,6 +14,7 @@ import pytest
 import yaml
 
 from assay.fixtures.scenarios import load_scenario
+from assay.pipeline.layout import address
 from tests.conftest import stages_ran
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -142,7 +143,7 @@ def test_subject_subset_names_the_key_when_an_id_is_unknown(repo):
     params["scenarios"], params["runs"] = ["v1"], {}
     params["subject_subset"] = {"v1": ["card-mask", "no-such-subject"]}
     repo.write("params.yaml", yaml.safe_dump(params, sort_keys=False))
-    failed = repo.dvc("repro", "subjects@v1", check=False)
+    failed = repo.dvc("repro", address("subjects", "v1"), check=False)
     assert failed.returncode != 0
     assert (
         "params.yaml: field 'subject_subset.v1': unknown subject(s) no-such-subject"
@@ -150,7 +151,7 @@ def test_subject_subset_names_the_key_when_an_id_is_unknown(repo):
     )
     params["subject_subset"] = {"dose": ["slug-path"]}
     repo.write("params.yaml", yaml.safe_dump(params, sort_keys=False))
-    failed = repo.dvc("repro", "subjects@v1", check=False)
+    failed = repo.dvc("repro", address("subjects", "v1"), check=False)
     assert "subject_subset.dose: 'dose' is not listed under 'scenarios'" in (
         failed.stderr + failed.stdout
     )

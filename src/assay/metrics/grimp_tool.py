@@ -33,18 +33,25 @@ _staging: contextvars.ContextVar[Path] = contextvars.ContextVar("grimp_staging")
 
 
 class StagedPackageFinder(AbstractPackageFinder):
-    """grimp's package finder, looking only in the staged repository of the current build."""
+    """grimp's package finder, looking only in the staged repository of the current build; any
+    other grimp use in the process (the snapshot's import closure) keeps grimp's own finder."""
+
+    def __init__(self, default: AbstractPackageFinder) -> None:
+        self.default = default
 
     def determine_package_directories(
         self, package_name: str, file_system: AbstractFileSystem
     ) -> set[str]:
-        spec = importlib.machinery.PathFinder.find_spec(package_name, [str(_staging.get())])
+        staging = _staging.get(None)
+        if staging is None:
+            return set(self.default.determine_package_directories(package_name, file_system))
+        spec = importlib.machinery.PathFinder.find_spec(package_name, [str(staging)])
         if spec is None or not spec.submodule_search_locations:
             raise ValueError(f"package {package_name!r} is not in the staged repository")
         return set(spec.submodule_search_locations)
 
 
-settings.configure(PACKAGE_FINDER=StagedPackageFinder())
+settings.configure(PACKAGE_FINDER=StagedPackageFinder(settings.PACKAGE_FINDER))
 
 
 def staged_layout(files: Mapping[str, str]) -> tuple[dict[str, str], list[str]]:
