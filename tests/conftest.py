@@ -1,14 +1,18 @@
 """Shared fixtures. ``repo``: a throwaway copy of the working tree (tracked and unignored files)
-in its own git repo, for end-to-end DVC runs (tests/pipeline, tests/providers)."""
+in its own git repo, for end-to-end DVC runs (tests/pipeline, tests/providers).
+``second_engine``: a private dockerd, for tests that need an engine without some image."""
 
 import os
 import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.private_engine import private_engine
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -70,6 +74,13 @@ class Repo:
 
     def write(self, relative: str, text: str) -> None:
         (self.path / relative).write_text(text, encoding="utf-8")
+
+
+@pytest.fixture
+def second_engine() -> Iterator[str]:
+    """``unix://`` address of a private dockerd with no images (tests/private_engine.py)."""
+    with private_engine() as address:
+        yield address
 
 
 @pytest.fixture

@@ -1,5 +1,6 @@
 """``assay sandbox-run``: one JSON object on the last line, exit 0 whatever the status, 2 on bad
-arguments; a real signal mid-run leaves no container behind."""
+arguments; a real signal mid-run leaves no container behind; an engine without the recorded image
+gets it from the image stage's archive."""
 
 from __future__ import annotations
 
@@ -14,7 +15,9 @@ import docker
 import pytest
 from sandbox_testkit import CORPUS_FILES, CORPUS_TARGET, RIGHT, WRONG, live_containers
 
+from assay import evidence
 from assay.cli import main
+from assay.sandbox.image import ensure_image, image_present, save_archive
 from assay.sandbox.policy import CONTAINER_NAME_PREFIX
 
 SLEEPER = "import time\n\n\ndef implement(value):\n    time.sleep(60)\n"
@@ -55,6 +58,30 @@ def test_prints_one_json_object_and_exits_zero(
     assert last["status"] == status
     assert [case["index"] for case in last["cases"]] == [0, 1]
     assert "reason" in last
+
+
+@pytest.mark.docker
+def test_an_engine_without_the_recorded_image_loads_it_from_the_archive(
+    second_engine: str,
+    sandbox_image: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # what the image stage leaves in a checkout: data/image/standard.{json,tar}
+    record = ensure_image("standard", tmp_path / evidence.image_record("standard"))
+    assert record.image_id == sandbox_image
+    save_archive(record, tmp_path / evidence.image_archive("standard"))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DOCKER_HOST", second_engine)  # a private engine without any image
+    private = docker.APIClient(base_url=second_engine)
+    argv = write_inputs(tmp_path, RIGHT, [1, 2], [3, 5])
+    for extra in ([], ["--image", sandbox_image]):  # the default record, then a recorded id
+        assert not image_present(private, sandbox_image)
+        assert main(argv + extra) == 0
+        assert json.loads(capsys.readouterr().out.splitlines()[-1])["status"] == "correct"
+        assert private.inspect_image(sandbox_image)["Id"] == sandbox_image
+        private.remove_image(sandbox_image, force=True)
 
 
 def test_missing_image_still_exits_zero(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -4,6 +4,10 @@ The candidate is appended to the target file as the pipeline does; each element 
 CASES.json is the single argument of ``implement``; EXPECTED.json holds the expected values
 (compared on the host only). The last line printed is one JSON object with ``status``,
 ``reason`` and per-case outcomes. Exit 0 whatever the status; 2 on bad arguments.
+
+An image the image stage recorded (the default, or an ``--image`` equal to a recorded id) is
+loaded from its archive (data/image/<kind>.tar) when the engine lacks it, as the selftest and
+correctness stages do.
 """
 
 from __future__ import annotations
@@ -38,7 +42,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--image",
         help="image id (sha256:…); default: the standard image recorded under data/image/ "
-        "(`dvc repro pipeline/image/dvc.yaml`)",
+        "(`dvc repro pipeline/image/dvc.yaml`); a recorded image the engine lacks is loaded "
+        "from data/image/<kind>.tar",
     )
     parser.set_defaults(handler=run)
 
@@ -81,21 +86,31 @@ def _repository(root: Path) -> tuple[Any, ...]:
         raise UsageError(f"unusable repository file name: {exc.errors()[0]['msg']}") from None
 
 
-def _image(args: argparse.Namespace) -> str:
+def _image(args: argparse.Namespace) -> tuple[str, str | None]:
+    """The image id to run in, and the kind of the image stage's record that pins it (whose
+    archive restores it), if any."""
+    from typing import get_args
+
     from assay import evidence
 
     if args.image:
-        return str(args.image)
+        image = str(args.image)
+        for kind in get_args(evidence.ImageKind):
+            record = evidence.load_image_record(evidence.image_record(kind))
+            if record is not None and record.image_id == image:
+                return image, kind
+        return image, None
     record_path = evidence.image_record("standard")
     record = evidence.load_image_record(record_path)
     if record is None:
         raise UsageError(f"no --image and no image record at {record_path}")
-    return record.image_id
+    return record.image_id, "standard"
 
 
 def run(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
+    from assay.pipeline.image import load_pinned
     from assay.sandbox.results import SandboxRequest
     from assay.sandbox.runner import SandboxCancelled, evaluate
 
@@ -106,6 +121,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"{len(cases)} cases but {len(expected)} expected values")
     if args.target not in {source.path for source in files}:
         raise UsageError(f"--target {args.target} is not a .py file of --repo {args.repo}")
+    image, kind = _image(args)
     try:
         request = SandboxRequest(
             files=files,
@@ -114,10 +130,12 @@ def run(args: argparse.Namespace) -> int:
             cases=tuple(cases),
             expected=tuple(expected),
             profile=args.profile,
-            image=_image(args),
+            image=image,
         )
     except ValidationError as exc:
         raise UsageError(f"invalid request: {exc.errors()[0]['msg']}") from None
+    if kind is not None:
+        load_pinned(image, kind)
     try:
         result = evaluate(request)
     except SandboxCancelled as cancelled:
