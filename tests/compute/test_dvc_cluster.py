@@ -53,7 +53,7 @@ def _outputs(root: Path) -> dict[str, bytes]:
     for name in COMPARED:
         path = root / name
         for file in sorted(path.rglob("*")) if path.is_dir() else [path]:
-            if file.is_file() and "screenshots" not in file.parts:
+            if file.is_file():
                 files[str(file.relative_to(root))] = file.read_bytes()
     return files
 

@@ -1,5 +1,6 @@
 """Open a report page in headless Chromium (Debian's ``chromium``, driven by Playwright over
-the DevTools protocol), collect console errors, wait for the charts, take screenshots.
+the DevTools protocol), collect console errors, wait for the charts, take screenshots
+(build/screenshots/).
 
 Without Chromium the tests that need it skip, except under ``CI`` where they fail.
 """
@@ -19,7 +20,8 @@ import pytest
 
 CHROMIUM = os.environ.get("ASSAY_CHROMIUM", "/usr/bin/chromium")
 ROOT = Path(__file__).resolve().parents[2]
-SCREENSHOTS = ROOT / "data" / "report" / "screenshots"
+SCREENSHOTS = ROOT / "build" / "screenshots"
+"""For reviewers to look at; git-ignored and outside data/ (no stage writes it)."""
 
 
 def require_chromium() -> str:
