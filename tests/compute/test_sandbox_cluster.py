@@ -27,6 +27,7 @@ from assay.pipeline.correctness import placed_correctness_rows
 from assay.sandbox.cells import request_for
 from assay.sandbox.image import save_archive
 from assay.tables import write_records
+from tests.cancellation import signal_once_running
 
 CLUSTER = Compute(scheduler="tcp://127.0.0.1:8786")  # the address is not used with a client
 
@@ -181,18 +182,14 @@ def test_a_cancelled_stage_leaves_no_container_on_any_worker(
     stage = subprocess.Popen(
         [sys.executable, str(script), cluster.scheduler_address, sandbox_image]
     )
-    try:
-        end = time.monotonic() + 120
-        while len(own_containers(api, prefixes)) < 3:  # up to two slots on each of two workers
-            assert stage.poll() is None and time.monotonic() < end, "the cells never started"
-            time.sleep(0.1)
-        time.sleep(1.0)  # the candidates are sleeping now; more batches wait for a slot
-        stage.send_signal(signal.SIGTERM)
-        stage.wait(timeout=120)
-    finally:
-        if stage.poll() is None:
-            stage.kill()
-    assert stage.returncode == 128 + signal.SIGTERM
+    returncode = signal_once_running(
+        stage,
+        lambda: len(own_containers(api, prefixes)) >= 3,  # up to two slots on each of two workers
+        start_seconds=120,
+        settle_seconds=1.0,  # the candidates are sleeping now; more batches wait for a slot
+        exit_seconds=120,
+    )
+    assert returncode == 128 + signal.SIGTERM
     assert own_containers(api, prefixes) == []
     time.sleep(3.0)  # a cell that was waiting for a slot starts no container after the cancel
     assert own_containers(api, prefixes) == []

@@ -5,7 +5,6 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import docker
@@ -13,6 +12,7 @@ import pytest
 from sandbox_testkit import live_containers
 
 from assay.sandbox.policy import CONTAINER_NAME_PREFIX
+from tests.cancellation import signal_once_running
 
 SCRIPT = """
 import sys
@@ -39,18 +39,12 @@ def test_sigterm_during_evaluate_many_removes_every_container(
     script.write_text(SCRIPT, encoding="utf-8")
     process = subprocess.Popen([sys.executable, str(script), sandbox_image])
     prefix = f"{CONTAINER_NAME_PREFIX}{process.pid}-"
-    try:
-        deadline = time.monotonic() + 30
-        while len(live_containers(docker_api, prefix)) < 3:
-            assert process.poll() is None and time.monotonic() < deadline, (
-                "containers did not start"
-            )
-            time.sleep(0.05)
-        time.sleep(0.5)
-        process.send_signal(signal.SIGTERM)
-        process.wait(timeout=60)
-    finally:
-        if process.poll() is None:
-            process.kill()
-    assert process.returncode == 128 + signal.SIGTERM
+    returncode = signal_once_running(
+        process,
+        lambda: len(live_containers(docker_api, prefix)) >= 3,
+        start_seconds=30,
+        settle_seconds=0.5,
+        exit_seconds=60,
+    )
+    assert returncode == 128 + signal.SIGTERM
     assert live_containers(docker_api, prefix) == []

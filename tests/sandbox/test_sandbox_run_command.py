@@ -19,6 +19,7 @@ from assay import evidence
 from assay.cli import main
 from assay.sandbox.image import ensure_image, image_present, save_archive
 from assay.sandbox.policy import CONTAINER_NAME_PREFIX
+from tests.cancellation import signal_once_running
 
 SLEEPER = "import time\n\n\ndef implement(value):\n    time.sleep(60)\n"
 
@@ -128,19 +129,16 @@ def test_signal_mid_run_leaves_no_container(
     argv = write_inputs(tmp_path, SLEEPER, [1, 2, 3], [3, 5, 7]) + ["--image", sandbox_image]
     process = subprocess.Popen([sys.executable, "-m", "assay.cli", *argv])
     prefix = f"{CONTAINER_NAME_PREFIX}{process.pid}-"
-    try:
-        deadline = time.monotonic() + 30
-        while not live_containers(docker_api, prefix):
-            assert process.poll() is None and time.monotonic() < deadline, "no container appeared"
-            time.sleep(0.05)
-        time.sleep(1.0)  # the candidate is running its sleep now
-        process.send_signal(signum)
-        process.wait(timeout=30)
-    finally:
-        if process.poll() is None:
-            process.kill()
+    returncode = signal_once_running(
+        process,
+        lambda: bool(live_containers(docker_api, prefix)),
+        start_seconds=30,
+        settle_seconds=1.0,  # the candidate is running its sleep now
+        exit_seconds=30,
+        signum=signum,
+    )
     if signum != signal.SIGKILL:  # cancellation waits for forced removal
-        assert process.returncode == 128 + signum
+        assert returncode == 128 + signum
         assert live_containers(docker_api, prefix) == []
         return
     deadline = time.monotonic() + 15  # killed outright: the lifeline ends, the daemon removes it
