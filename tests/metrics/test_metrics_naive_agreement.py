@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 
 from assay.fixtures.scenarios import load_scenario
-from assay.metrics import MeasureItem, measure
+from assay.metrics import MeasureItem, jscpd_tool, measure
 from assay.metrics.engine import plan_units
 from assay.metrics.naive import measure_naive
+from assay.metrics.units import Unit, write_unit
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
@@ -78,3 +79,56 @@ def test_one_repository_key_cannot_name_two_repositories() -> None:
     other = item.model_copy(update={"cell_id": "other", "target": "elsewhere.py"})
     with pytest.raises(ValueError, match="two different repositories"):
         plan_units([item, other])
+
+
+def _arms_with_references() -> list[MeasureItem]:
+    """Both arms of three layered subjects, each changed by both references and by a copy of its
+    largest module: one batch in which most files recur unchanged across repositories, with clones."""
+    scenario = load_scenario("layered", FIXTURES)
+    items = []
+    for subject in scenario.subjects[:3]:
+        for arm in subject.arms:
+            largest = max((f.text for f in arm.files if f.path != subject.target), key=len)
+            for kind, code in (
+                ("reused", subject.task.references.reused),
+                ("duplicated", subject.task.references.duplicated),
+                ("copied", largest),  # a clone of a whole module of the repository
+            ):
+                items.append(
+                    MeasureItem(
+                        cell_id=f"{subject.id}-{arm.name}-{kind}",
+                        repo_key=subject.arm_digest(arm.name),
+                        files=arm.files,
+                        target=subject.target,
+                        candidate="import re\n" + code,
+                    )
+                )
+    return items
+
+
+def test_the_batch_finds_the_clones_the_jscpd_command_finds(tmp_path: Path) -> None:
+    """The batch computes a file's frames once and replays them for every repository holding the
+    same content; each repository's clones (files and lines) and figures equal those of one
+    ``jscpd`` command run on it alone."""
+    before, _, after_of = plan_units(_arms_with_references())
+    units = before + [u for u in after_of.values() if isinstance(u, Unit)]
+    root = tmp_path / "repos"
+    for unit in units:
+        write_unit(root, unit)
+    batch = jscpd_tool.detect_many(root, [u.unit_id for u in units])
+    alone = {}
+    for unit in units:
+        scratch = tmp_path / "scratch" / unit.unit_id
+        scratch.mkdir(parents=True)
+        alone[unit.unit_id] = jscpd_tool.detect_cli(root / unit.unit_id, scratch)
+    assert all(isinstance(clones, jscpd_tool.Clones) for clones in alone.values())
+    in_order = {k: (sorted(c.pairs), c.duplicated_lines) for k, c in batch.items()}  # type: ignore[union-attr]
+    assert in_order == {k: (sorted(c.pairs), c.duplicated_lines) for k, c in alone.items()}  # type: ignore[union-attr]
+    clones_in_shared_files = [
+        side
+        for unit in units
+        for pair in batch[unit.unit_id].pairs  # type: ignore[union-attr]
+        for side in pair
+        if side[0] != unit.target
+    ]
+    assert len(clones_in_shared_files) >= 3

@@ -3,8 +3,10 @@
 jscpd is pinned by ``tools/package-lock.json`` and installed with ``npm ci --prefix tools``.
 The fast path runs ``tools/jscpd-batch.js``, which drives jscpd's own detector (the library
 behind the ``jscpd`` command, same default options) over many repositories in one Node.js
-process, each repository detected on its own. The naive path runs the ``jscpd`` command with
-its JSON reporter. Both are interpreted here.
+process, each repository detected on its own; a file's tokens and frames are computed once per
+distinct content and replayed for every repository holding it (the repositories of one run are
+mostly the same files). The naive path runs the ``jscpd`` command with its JSON reporter. Both
+give :class:`Clones`, interpreted here; a test holds them equal, clone by clone.
 
 *New duplicated lines* (SonarQube style) are the lines added or modified by the change that lie
 inside a clone fragment of the target file. jscpd matches exact token runs, so it misses
@@ -20,6 +22,7 @@ import shutil
 import subprocess
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any, NamedTuple
 
 from assay.metrics.records import ToolResult
 from assay.metrics.units import Unit
@@ -80,29 +83,36 @@ def new_duplicated_lines(unit: Unit, fragments: Iterable[Fragment]) -> int:
     return len(covered & changed)
 
 
-def _result(
-    unit: Unit, fragments: list[Fragment], clones: int, duplicated_lines: float
-) -> ToolResult:
+class Clones(NamedTuple):
+    """What jscpd found in one repository: its clone pairs, and the lines its statistic counts as
+    duplicated."""
+
+    pairs: tuple[tuple[Fragment, Fragment], ...]
+    duplicated_lines: float
+
+
+def _result(unit: Unit, clones: Clones) -> ToolResult:
     return ToolResult(
         tool=TOOL,
         values={
-            "clones": float(clones),
-            "duplicated_lines": float(duplicated_lines),
-            "new_duplicated_lines": float(new_duplicated_lines(unit, fragments)),
+            "clones": float(len(clones.pairs)),
+            "duplicated_lines": float(clones.duplicated_lines),
+            "new_duplicated_lines": float(
+                new_duplicated_lines(unit, (side for pair in clones.pairs for side in pair))
+            ),
         },
     )
 
 
-def measure_many(
-    root: Path, units: Sequence[Unit], tools_dir: Path | None = None
-) -> dict[str, ToolResult]:
-    """Clone figures for every unit folder under ``root`` from one Node.js process."""
-    if not units:
-        return {}
+def detect_many(
+    root: Path, unit_ids: Sequence[str], tools_dir: Path | None = None
+) -> dict[str, Clones | str]:
+    """Every unit folder under ``root`` detected by ``tools/jscpd-batch.js`` in one Node.js
+    process: its clones, or why there are none."""
     folder = tools_dir or TOOLS_DIR
     problem = installation_problem(folder)
     if problem is None:
-        request = [{"id": u.unit_id, "path": str(root / u.unit_id)} for u in units]
+        request = [{"id": unit_id, "path": str(root / unit_id)} for unit_id in unit_ids]
         try:
             completed = subprocess.run(
                 ["node", str(folder / "jscpd-batch.js")],
@@ -119,37 +129,46 @@ def measure_many(
         except (OSError, ValueError) as exc:
             problem = f"jscpd batch failed: {exc}"
     if problem is not None:
-        return {u.unit_id: ToolResult.failed(TOOL, problem) for u in units}
+        return dict.fromkeys(unit_ids, problem)
+    found: dict[str, Clones | str] = {}
+    for unit_id in unit_ids:
+        report = reports.get(unit_id)
+        if report is None or report.get("error"):
+            found[unit_id] = f"jscpd: {report.get('error') if report else 'no report'}"
+            continue
+        found[unit_id] = Clones(
+            pairs=tuple(((a, a_start, a_end), (b, b_start, b_end))
+                        for a, a_start, a_end, b, b_start, b_end in report["clones"]),
+            duplicated_lines=report["duplicatedLines"],
+        )  # fmt: skip
+    return found
+
+
+def measure_many(
+    root: Path, units: Sequence[Unit], tools_dir: Path | None = None
+) -> dict[str, ToolResult]:
+    """Clone figures for every unit folder under ``root`` from one Node.js process."""
+    if not units:
+        return {}
+    found = detect_many(root, [u.unit_id for u in units], tools_dir)
     results: dict[str, ToolResult] = {}
     for unit in units:
-        skipped = skipped_target(unit)
-        if skipped is not None:
-            results[unit.unit_id] = ToolResult.failed(TOOL, skipped)
-            continue
-        report = reports.get(unit.unit_id)
-        if report is None or report.get("error"):
-            reason = report.get("error") if report else "no report"
-            results[unit.unit_id] = ToolResult.failed(TOOL, f"jscpd: {reason}")
-            continue
-        fragments = [
-            fragment
-            for a_file, a_start, a_end, b_file, b_start, b_end in report["clones"]
-            for fragment in ((a_file, a_start, a_end), (b_file, b_start, b_end))
-        ]
-        results[unit.unit_id] = _result(
-            unit, fragments, len(report["clones"]), report["duplicatedLines"]
-        )
+        clones = found[unit.unit_id]
+        problem = clones if isinstance(clones, str) else skipped_target(unit)
+        if problem is not None:
+            results[unit.unit_id] = ToolResult.failed(TOOL, problem)
+        else:
+            assert not isinstance(clones, str)
+            results[unit.unit_id] = _result(unit, clones)
     return results
 
 
-def measure_cli(
-    repository: Path, unit: Unit, scratch: Path, tools_dir: Path | None = None
-) -> ToolResult:
+def detect_cli(repository: Path, scratch: Path, tools_dir: Path | None = None) -> Clones | str:
     """The naive way: one ``jscpd`` command (JSON reporter) for one repository."""
     folder = tools_dir or TOOLS_DIR
-    problem = installation_problem(folder) or skipped_target(unit)
+    problem = installation_problem(folder)
     if problem is not None:
-        return ToolResult.failed(TOOL, problem)
+        return problem
     output = scratch / "jscpd-report"
     command = [
         str(folder / "node_modules" / ".bin" / "jscpd"),
@@ -170,17 +189,29 @@ def measure_cli(
         env={**os.environ, "NO_COLOR": "1"},
     )
     if completed.returncode != 0:
-        return ToolResult.failed(
-            TOOL, f"jscpd exit status {completed.returncode}: {completed.stderr.strip()[:300]}"
-        )
+        return f"jscpd exit status {completed.returncode}: {completed.stderr.strip()[:300]}"
     try:
         report = json.loads((output / "jscpd-report.json").read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        return ToolResult.failed(TOOL, f"jscpd report unreadable: {exc}")
-    fragments: list[Fragment] = []
-    for duplicate in report["duplicates"]:
-        for side in (duplicate["firstFile"], duplicate["secondFile"]):
-            path = Path(side["name"]).resolve().relative_to(repository.resolve()).as_posix()
-            fragments.append((path, int(side["start"]), int(side["end"])))
-    total = report["statistics"]["total"]
-    return _result(unit, fragments, len(report["duplicates"]), total["duplicatedLines"])
+        return f"jscpd report unreadable: {exc}"
+
+    def side(entry: dict[str, Any]) -> Fragment:
+        path = Path(entry["name"]).resolve().relative_to(repository.resolve()).as_posix()
+        return (path, int(entry["start"]), int(entry["end"]))
+
+    return Clones(
+        pairs=tuple((side(d["firstFile"]), side(d["secondFile"])) for d in report["duplicates"]),
+        duplicated_lines=report["statistics"]["total"]["duplicatedLines"],
+    )
+
+
+def measure_cli(
+    repository: Path, unit: Unit, scratch: Path, tools_dir: Path | None = None
+) -> ToolResult:
+    """The naive way's figures for one repository."""
+    clones = detect_cli(repository, scratch, tools_dir)
+    problem = clones if isinstance(clones, str) else skipped_target(unit)
+    if problem is not None:
+        return ToolResult.failed(TOOL, problem)
+    assert not isinstance(clones, str)
+    return _result(unit, clones)
