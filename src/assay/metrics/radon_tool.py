@@ -10,11 +10,12 @@ when no module has source lines).
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Mapping
 from functools import lru_cache
 from typing import NamedTuple
 
-from radon.metrics import h_visit, mi_visit
+from radon.metrics import h_visit_ast, mi_compute
 from radon.raw import analyze
 from radon.visitors import ComplexityVisitor, Function
 
@@ -44,13 +45,19 @@ def _block_complexity(visitor: ComplexityVisitor) -> int:
 
 @lru_cache(maxsize=4096)
 def _file_figures(text: str) -> _FileFigures:
+    """One parse and one raw analysis per file; the MI from the same parameters ``mi_visit``
+    computes (``radon.metrics.mi_parameters``: volume, complexity, LLOC, multi-line comments)."""
+    tree = ast.parse(text)
     raw = analyze(text)
+    complexity = ComplexityVisitor.from_ast(tree)
+    volume = h_visit_ast(tree).total.volume
+    comments = (raw.comments + raw.multi) / float(raw.sloc) * 100 if raw.sloc != 0 else 0
     return _FileFigures(
         sloc=raw.sloc,
         lloc=raw.lloc,
-        cyclomatic=_block_complexity(ComplexityVisitor.from_code(text)),
-        volume=float(h_visit(text).total.volume),
-        mi=float(mi_visit(text, multi=True)),
+        cyclomatic=_block_complexity(complexity),
+        volume=float(volume),
+        mi=float(mi_compute(volume, complexity.total_complexity, raw.lloc, comments)),
     )
 
 
