@@ -92,6 +92,12 @@ def test_repro_runs_end_to_end_then_skips_then_rescores_without_executing(repo):
         for s in ("plan@", "execute@", "structure@", "correctness@", "measure@", "report")
     ), again
 
+    # each stage depends on the params.yaml sections it reads (data/params/<key>.json): an
+    # edit to a model no run here uses re-runs the check alone
+    _set_param(repo, ["models", "sim-reuser", "seed"], 7)
+    assert stages_ran(repo.dvc("repro").stdout) == {"params"}
+    assert json.loads(repo.read("data/params/models.sim-reuser.json"))["seed"] == 7
+
     _set_param(repo, ["evaluators", "structure"], 6)
     rescored = repo.dvc("repro").stdout
     assert _ran(rescored, "structure@sim-follower-v1") and _ran(rescored, "report")

@@ -20,9 +20,15 @@ def stage_file(stage: str, key: str, name: str, data: Path = DATA) -> Path:
     return data / stage / key / name
 
 
+def params_dir() -> Path:
+    """The ``params`` stage's outputs: each section of params.yaml as a file (``<key>.json``)."""
+    return DATA / "params"
+
+
 def params_check_file() -> Path:
-    """The ``params`` stage's output; every other stage depends on it (its bytes never change)."""
-    return DATA / "params" / "valid.txt"
+    """Written by the ``params`` stage once params.yaml is valid (its bytes never change); the
+    stages that read no section depend on it, so they too run only after the check."""
+    return params_dir() / "valid.txt"
 
 
 def scenario_file(scenario: str) -> Path:
