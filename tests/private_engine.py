@@ -9,7 +9,6 @@ It is stopped and its directories removed afterwards. The ``second_engine`` fixt
 from __future__ import annotations
 
 import contextlib
-import os
 import shutil
 import signal
 import subprocess
@@ -18,18 +17,15 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
+from tests.unavailable import unavailable
 
 ENGINE_START_SECONDS = 60
 
 
 def require_dockerd() -> None:
     """Fail (``CI`` set) or skip when there is no ``dockerd`` to start."""
-    if shutil.which("dockerd") is not None:
-        return
-    if os.environ.get("CI"):
-        pytest.fail("dockerd is not installed: the second-engine test cannot run")
-    pytest.skip("dockerd is not installed")
+    if shutil.which("dockerd") is None:
+        unavailable("dockerd is not installed: the second-engine test cannot run")
 
 
 @contextlib.contextmanager

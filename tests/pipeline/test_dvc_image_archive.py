@@ -6,7 +6,6 @@ only read (copied into it), never removed."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import time
 
@@ -18,6 +17,7 @@ from assay.evidence import ImageRecord
 from assay.sandbox.image import ensure_image, image_present, image_reference
 from tests.conftest import stages_ran
 from tests.private_engine import copy_images
+from tests.unavailable import unavailable
 
 RUN = "sim-follower-v1"
 CORRECTNESS = f"data/correctness/{RUN}/correctness.parquet"
@@ -34,11 +34,8 @@ def shared_images(tmp_path_factory: pytest.TempPathFactory) -> dict[str, ImageRe
         return {
             kind: ensure_image(kind, folder / f"{kind}.json") for kind in ("standard", "packages")
         }
-    except Exception as exc:
-        if os.environ.get("CI"):
-            pytest.fail(f"the sandbox images are unusable: {exc}")
-        pytest.skip(f"the sandbox images are unusable: {exc}")
-        raise
+    except Exception as exc:  # noqa: BLE001 - no usable image is a missing requirement
+        unavailable(f"the sandbox images are unusable: {exc}")
 
 
 def _one_small_run(repo) -> None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pytest
+from tests.unavailable import unavailable
 
 CHROMIUM = os.environ.get("ASSAY_CHROMIUM", "/usr/bin/chromium")
 ROOT = Path(__file__).resolve().parents[2]
@@ -27,10 +27,7 @@ SCREENSHOTS = ROOT / "build" / "screenshots"
 def require_chromium() -> str:
     path = CHROMIUM if Path(CHROMIUM).exists() else shutil.which("chromium")
     if path is None:
-        message = f"headless Chromium is needed ({CHROMIUM}; Debian package chromium)"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
+        unavailable(f"headless Chromium is needed ({CHROMIUM}; Debian package chromium)")
     return path
 
 
