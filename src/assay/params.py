@@ -416,7 +416,8 @@ def parse_yaml(text: str, *, path: Path | str = "params.yaml") -> Any:
         raise ParamsError(f"{path}: invalid YAML: {exc}") from None
 
 
-def load_params(path: Path | str = "params.yaml") -> Params:
+def read_params_yaml(path: Path | str = "params.yaml") -> Any:
+    """The parsed (not yet validated) file; an unreadable file or bad YAML is one line."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -424,7 +425,11 @@ def load_params(path: Path | str = "params.yaml") -> Params:
         raise ParamsError(f"{path}: not found") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ParamsError(f"{path}: cannot read: {exc}") from None
-    return validate_params(parse_yaml(text, path=path), path=path)
+    return parse_yaml(text, path=path)
+
+
+def load_params(path: Path | str = "params.yaml") -> Params:
+    return validate_params(read_params_yaml(path), path=path)
 
 
 def valid_name(name: str) -> bool:

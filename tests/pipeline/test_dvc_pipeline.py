@@ -128,6 +128,17 @@ def test_repro_runs_end_to_end_then_skips_then_rescores_without_executing(repo):
     for stage in ("extract@", "structure@", "correctness@"):
         assert not _ran(bumped, stage), stage
 
+    # a code edit reaches a stage through its digest (data/code/<stage>.json, pipeline/code.toml):
+    # the structure module is the code of structure and export alone
+    module = repo.path / "src" / "assay" / "pipeline" / "structure.py"
+    module.write_text(module.read_text(encoding="utf-8") + "# an edit\n", encoding="utf-8")
+    edited = repo.dvc("repro").stdout
+    assert {"code", "structure@sim-follower-v1", "export@sim-follower-v1"} <= stages_ran(edited)
+    for stage in ("params", "plan@", "execute@", "extract@", "correctness@", "measure@"):
+        assert not _ran(edited, stage), stage
+    assert "code: changed for structure, export" in edited
+    assert stages_ran(repo.dvc("repro").stdout) == set()
+
 
 def test_unauthorized_paid_run_spends_nothing_and_mismatch_fails(repo):
     params = _only_runs(repo, "haiku-v1")

@@ -2,9 +2,9 @@
 evaluator version, offline, and print which verdicts it changes.
 
 Records the choice in ``params.yaml`` (``evaluators.structure_runs``) and reproduces only the
-``params`` stage (which writes that section), the ``structure`` stage of that run and the
-``report`` stage (``dvc repro --single-item``), so no provider is called and ``execute`` never
-runs. Every version is scored side by side anyway; the
+``code`` and ``params`` stages (which write the digests and the section the others read), the
+``structure`` stage of that run and the ``report`` stage (``dvc repro --single-item``), so no
+provider is called and ``execute`` never runs. Every version is scored side by side anyway; the
 verdict diff against the preregistered version is ``data/report/rescore/RUN.md``.
 """
 
@@ -35,10 +35,13 @@ def _rescore(args: argparse.Namespace) -> int:
 
     structure = address("structure", args.run)
     if args.no_repro:
-        print(f"run `dvc repro -s params {structure} report` to rescore (execute never runs)")
+        print(f"run `dvc repro -s code params {structure} report` to rescore (execute never runs)")
         return 0
-    # params first: it writes the evaluators section the structure stage depends on
-    command = [sys.executable, "-m", "dvc", "repro", "--single-item", "params", structure, "report"]
+    # code and params first: they write the digest and the section the structure stage reads
+    command = [
+        *(sys.executable, "-m", "dvc", "repro", "--single-item"),
+        *("code", "params", structure, "report"),
+    ]
     if subprocess.run(command, check=False).returncode != 0:
         raise UsageError(
             f"`{' '.join(command[2:])}` failed; the run needs its candidates (`dvc repro` first)"

@@ -25,6 +25,11 @@ def params_dir() -> Path:
     return DATA / "params"
 
 
+def code_dir() -> Path:
+    """The ``code`` stage's outputs: ``<stage>.json``, the digest of each stage's code."""
+    return DATA / "code"
+
+
 def params_check_file() -> Path:
     """Written by the ``params`` stage once params.yaml is valid (its bytes never change); the
     stages that read no section depend on it, so they too run only after the check."""

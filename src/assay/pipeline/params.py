@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from assay.evidence.paths import params_check_file, params_dir
-from assay.params import load_params, parse_yaml
+from assay.params import read_params_yaml, validate_params
+from assay.pipeline.derived_files import replace_files
 
 
 def sections(raw: Mapping[str, Any]) -> Iterator[tuple[str, Any]]:
@@ -36,20 +37,13 @@ def canonical(value: Any) -> str:
 
 def publish(raw: Mapping[str, Any], folder: Path) -> list[Path]:
     """Write one file per section; files of sections no longer in params.yaml are removed."""
-    folder.mkdir(parents=True, exist_ok=True)
-    written = []
-    for name, value in sections(raw):
-        path = folder / f"{name}.json"
-        text = canonical(value)
-        if not path.exists() or path.read_text(encoding="utf-8") != text:
-            path.write_text(text, encoding="utf-8")
-        written.append(path)
-    for stale in set(folder.glob("*.json")) - set(written):
-        stale.unlink()
-    return written
+    texts = {f"{name}.json": canonical(value) for name, value in sections(raw)}
+    replace_files(folder, texts)
+    return [folder / name for name in texts]
 
 
 def run(path: Path = Path("params.yaml")) -> None:
-    load_params(path)  # every problem, one line each, before anything is written
-    publish(parse_yaml(path.read_text(encoding="utf-8"), path=path), params_dir())
+    raw = read_params_yaml(path)
+    validate_params(raw, path=path)  # every problem, one line each, before anything is written
+    publish(raw, params_dir())
     params_check_file().write_text("params.yaml is valid\n", encoding="utf-8")
