@@ -151,16 +151,7 @@ def measure_many(
     if not units:
         return {}
     found = detect_many(root, [u.unit_id for u in units], tools_dir)
-    results: dict[str, ToolResult] = {}
-    for unit in units:
-        clones = found[unit.unit_id]
-        problem = clones if isinstance(clones, str) else skipped_target(unit)
-        if problem is not None:
-            results[unit.unit_id] = ToolResult.failed(TOOL, problem)
-        else:
-            assert not isinstance(clones, str)
-            results[unit.unit_id] = _result(unit, clones)
-    return results
+    return {unit.unit_id: _figures(unit, found[unit.unit_id]) for unit in units}
 
 
 def detect_cli(repository: Path, scratch: Path, tools_dir: Path | None = None) -> Clones | str:
@@ -209,9 +200,15 @@ def measure_cli(
     repository: Path, unit: Unit, scratch: Path, tools_dir: Path | None = None
 ) -> ToolResult:
     """The naive way's figures for one repository."""
-    clones = detect_cli(repository, scratch, tools_dir)
-    problem = clones if isinstance(clones, str) else skipped_target(unit)
-    if problem is not None:
-        return ToolResult.failed(TOOL, problem)
-    assert not isinstance(clones, str)
+    return _figures(unit, detect_cli(repository, scratch, tools_dir))
+
+
+def _figures(unit: Unit, clones: Clones | str) -> ToolResult:
+    """The unit's figures from what jscpd found, or why there are none: its limits skip the
+    target (whatever it found elsewhere), or jscpd itself failed (the message)."""
+    skipped = skipped_target(unit)
+    if skipped is not None:
+        return ToolResult.failed(TOOL, skipped)
+    if isinstance(clones, str):
+        return ToolResult.failed(TOOL, clones)
     return _result(unit, clones)
