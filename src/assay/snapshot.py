@@ -10,6 +10,11 @@ source), and writes one folder per slice under ``data/snapshot/<slice>/``::
     tree/<path>         the slice's files, byte for byte as in the sdist (emptied __init__s aside)
     provenance.json     project, version, sha256, licence, root, every file with its sha256
 
+and ``data/snapshot/slices.json``, each slice's name with the sha256 of its provenance.json. That
+one file stands for every slice as the subjects stage's dependency (DVC hashes one file, not
+the ~60 folders of the trees): a tree file that differs from its provenance digest is refused
+when it is read (:func:`read_slice`), and DVC re-runs this stage when any of its files changed.
+
 A slice is its root plus the modules it imports, transitively (the import closure, computed
 with grimp over the unpacked sdist), plus every package ``__init__`` those modules need to be
 importable. An ``__init__`` that imports a project module outside the slice is replaced by an
@@ -47,6 +52,7 @@ from assay.records import Frozen
 SOURCES_FILE = Path("fixtures/codebase/sources.toml")
 SNAPSHOT_ROOT = snapshot_dir()
 PROVENANCE_FILE = "provenance.json"
+INDEX_FILE = "slices.json"
 TREE_FOLDER = "tree"
 FETCH_TIMEOUT_SECONDS = 600
 OFFLINE_ENV = "ASSAY_OFFLINE"
@@ -485,6 +491,8 @@ def run(declaration_path: Path = SOURCES_FILE, out: Path = SNAPSHOT_ROOT) -> lis
                 provenance, files = slice_tree(spec, source, tree)
                 write_slice(out / spec.name, provenance, files)
                 results.append(provenance)
+    index = {p.slice: sha256_hex((out / p.slice / PROVENANCE_FILE).read_bytes()) for p in results}
+    (out / INDEX_FILE).write_bytes(canonical_json(index) + b"\n")
     return results
 
 

@@ -43,7 +43,7 @@ def test_every_stage_depends_on_its_own_digest_and_on_no_code_path(in_root: None
             continue
         assert f"data/code/{name}.json" in deps, name
         assert f"stages/{name}.py" in declaration[name], name
-        code_paths = ("src", "stages", "sandbox", "tools", "uv.lock")
+        code_paths = ("src", "stages", "sandbox", "tools", "fixtures", "uv.lock")
         direct = [d for d in deps if d.startswith(code_paths)]
         assert direct == [], f"{name} names code directly: {direct}"
 

@@ -1,6 +1,7 @@
 """The snapshot stage through real `dvc repro`: slices from the cached sdists, and a tampered
 cached sdist fails the stage naming the source (the cache is a per-test copy)."""
 
+import hashlib
 import json
 import shutil
 
@@ -31,6 +32,14 @@ def test_snapshot_writes_provenance_then_fails_on_a_tampered_source(repo, tmp_pa
         assert (provenance["project"], provenance["version"], provenance["sha256"]) == (
             source.project, source.version, source.sha256)  # fmt: skip
         assert all(len(f["sha256"]) == 64 for f in provenance["files"])
+    # the one file the subjects stages depend on names every slice's provenance by digest
+    index = json.loads(repo.read(f"data/snapshot/{snapshot.INDEX_FILE}"))
+    assert index == {
+        spec.name: hashlib.sha256(
+            (repo.path / "data" / "snapshot" / spec.name / "provenance.json").read_bytes()
+        ).hexdigest()
+        for spec in declaration.slices
+    }
 
     victim = declaration.sources[-1]
     (sdist,) = (cache / "assay" / "sources" / victim.sha256).glob("*.tar.gz")

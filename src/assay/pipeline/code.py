@@ -2,13 +2,14 @@
 
 ``pipeline/code.toml`` names, for every stage, the files and folders whose change changes that
 stage's outputs (its script, the library modules it runs, ``uv.lock`` for the tools' versions,
-the sandbox recipe). This stage writes ``data/code/<stage>.json``: every one of those files
-with its sha256, folders expanded (minus what ``.dvcignore`` keeps out of DVC). Each stage
-depends on its own digest file instead of on the dozen paths behind it, so DVC hashes the code
-once per ``dvc status`` instead of once per stage (1,300 dependencies fewer for the default
-study), and an edit still re-runs exactly the stages whose code it touches: their digest files
-are the only ones rewritten. This stage itself depends on all of ``src``, ``stages``,
-``sandbox`` and the rest, so it runs after every code edit and prints which stages it changed.
+the sandbox recipe, the fixtures it reads). This stage writes ``data/code/<stage>.json``: each
+of those files with its sha256, folders expanded (less what ``.dvcignore`` keeps out of DVC).
+Each stage depends on its own digest file instead of on the dozen paths behind it, so DVC hashes
+the code once per ``dvc status`` instead of once per stage (1,300 dependencies fewer for the
+default study), and an edit still re-runs exactly the stages whose code it touches: their
+digest files are the only ones rewritten. This stage itself depends on all of ``src``,
+``stages``, ``fixtures``, ``sandbox`` and the rest, so it runs after every edit of them and
+prints the stages whose digest changed.
 """
 
 from __future__ import annotations
