@@ -5,7 +5,11 @@ import hashlib
 import json
 import shutil
 
+import pytest
+
 from assay import snapshot
+from assay.snapshot import SnapshotError
+from tests.conftest import stages_ran
 
 
 def _private_cache(repo, tmp_path):
@@ -40,6 +44,23 @@ def test_snapshot_writes_provenance_then_fails_on_a_tampered_source(repo, tmp_pa
         ).hexdigest()
         for spec in declaration.slices
     }
+
+    # a slice file edited by hand is refused when read, and the next `dvc repro` restores it
+    # (DVC sees the snapshot stage's output changed and checks it out from its run cache, or
+    # re-runs the stage), so slices.json can stand for every file
+    first = declaration.slices[0].name
+    entry = json.loads(repo.read(f"data/snapshot/{first}/provenance.json"))["files"][0]["path"]
+    edited = repo.path / "data" / "snapshot" / first / "tree" / entry
+    pristine = edited.read_bytes()
+    edited.write_bytes(pristine + b"# edited\n")
+    with pytest.raises(SnapshotError, match=f"slice {first}: {entry} differs from its provenance"):
+        snapshot.read_slice(first, repo.path / "data" / "snapshot")
+    restored = repo.dvc("repro", "snapshot").stdout
+    assert "Stage 'snapshot' is cached - skipping run, checking out outputs" in restored or (
+        "snapshot" in stages_ran(restored)
+    )
+    assert edited.read_bytes() == pristine
+    snapshot.read_slice(first, repo.path / "data" / "snapshot")
 
     victim = declaration.sources[-1]
     (sdist,) = (cache / "assay" / "sources" / victim.sha256).glob("*.tar.gz")
