@@ -22,7 +22,7 @@ from pathlib import Path
 
 from distributed import Client, LocalCluster
 
-from assay.compute.sandbox import evaluate_on_cluster
+from assay.compute.sandbox_cluster import evaluate_on_cluster
 from assay.fixtures.scenarios import load_scenario
 from assay.params import Compute
 from assay.sandbox.cells import request_for

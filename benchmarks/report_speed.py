@@ -38,7 +38,9 @@ def main() -> None:
     costs = timed("duplication cost", build_costs, con, None)
     cells = timed("cell records", cell_records, con)
     timed("vega bundle (cached after the first run)", vega.javascript)
-    context = timed("page context + charts", page_context, reports, scenarios, costs, headlines(reports), cells)
+    context = timed(
+        "page context + charts", page_context, reports, scenarios, costs, headlines(reports), cells
+    )
     page = timed("render page (Jinja2)", render_page, context)
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "index.html"

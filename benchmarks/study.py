@@ -119,6 +119,9 @@ def main() -> None:
     args = parser.parse_args()
     base_env = {**os.environ, "DVC_NO_ANALYTICS": "1"}
     base_env.pop("VIRTUAL_ENV", None)
+    # as in a user's shell: stages write the bytecode of src/ once instead of compiling it in
+    # each of the 120 stage processes (about 0.2 s each)
+    base_env.pop("PYTHONDONTWRITEBYTECODE", None)
     if args.noop_only:
         noop(args.noop_only, base_env)
         return

@@ -450,13 +450,16 @@ def slice_tree(
     return provenance, files
 
 
-def write_slice(destination: Path, provenance: Provenance, files: dict[str, bytes]) -> None:
+def write_slice(destination: Path, provenance: Provenance, files: dict[str, bytes]) -> str:
+    """Write the slice's tree and provenance.json; the sha256 of the provenance written."""
     tree = destination / TREE_FOLDER
     for path, data in files.items():
         target = tree / PurePosixPath(path)
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
-    (destination / PROVENANCE_FILE).write_bytes(canonical_json(provenance) + b"\n")
+    record = canonical_json(provenance) + b"\n"
+    (destination / PROVENANCE_FILE).write_bytes(record)
+    return sha256_hex(record)
 
 
 def read_slice(name: str, root: Path = SNAPSHOT_ROOT) -> tuple[Provenance, dict[str, str]]:
@@ -482,6 +485,7 @@ def run(declaration_path: Path = SOURCES_FILE, out: Path = SNAPSHOT_ROOT) -> lis
     declaration = load_declaration(declaration_path)
     sdists = fetch_all(declaration)
     results = []
+    index = {}
     for source in declaration.sources:
         specs = [spec for spec in declaration.slices if spec.source == source.project]
         if not specs:
@@ -489,9 +493,8 @@ def run(declaration_path: Path = SOURCES_FILE, out: Path = SNAPSHOT_ROOT) -> lis
         with unpacked(source, sdists[source.project]) as tree:
             for spec in specs:
                 provenance, files = slice_tree(spec, source, tree)
-                write_slice(out / spec.name, provenance, files)
+                index[provenance.slice] = write_slice(out / spec.name, provenance, files)
                 results.append(provenance)
-    index = {p.slice: sha256_hex((out / p.slice / PROVENANCE_FILE).read_bytes()) for p in results}
     (out / INDEX_FILE).write_bytes(canonical_json(index) + b"\n")
     return results
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -31,3 +33,16 @@ def test_a_bad_compute_section_names_its_key(compute, key):
     raw["compute"] = compute
     with pytest.raises(ParamsError, match=key.replace(".", r"\.")):
         validate_params(raw)
+
+
+def test_the_stages_that_can_use_a_cluster_import_dask_only_when_one_is_named():
+    """A local self-test, correctness or measure stage starts without Dask (about 0.4 s each)."""
+    probe = (
+        "import sys\n"
+        "import assay.pipeline.selftest, assay.pipeline.correctness, assay.pipeline.measure\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'dask', 'distributed'}))\n"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", probe], check=True, capture_output=True, text=True
+    ).stdout
+    assert loaded.strip() == "[]"

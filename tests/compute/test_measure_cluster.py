@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from compute_testkit import reference_candidates
 
-from assay.compute.measure import measure_on_cluster, measure_placed
+from assay.compute.measure import measure_placed
+from assay.compute.measure_cluster import measure_on_cluster
 from assay.errors import ComputeError
 from assay.evidence import MetricRow
 from assay.metrics import tool_versions

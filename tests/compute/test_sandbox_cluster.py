@@ -19,7 +19,8 @@ from distributed import Client
 from assay.compute import LOCAL
 from assay.compute.engine import local_identity
 from assay.compute.plugin import SandboxPlugin, evaluate_cells, readiness
-from assay.compute.sandbox import evaluate_on_cluster, evaluate_placed
+from assay.compute.sandbox import evaluate_placed
+from assay.compute.sandbox_cluster import evaluate_on_cluster
 from assay.errors import ComputeError
 from assay.evidence import CorrectnessRow
 from assay.params import Compute

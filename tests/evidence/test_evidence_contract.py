@@ -6,24 +6,17 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import yaml
 
 from assay import evidence
 from assay.errors import EvidenceError, MissingEvidence
 from assay.tables import schema_for
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.dvc_stages import stage_bodies
 
 
 def _declared_outs() -> set[str]:
-    stages = [
-        stage
-        for pipeline in (ROOT / "dvc.yaml", *sorted((ROOT / "pipeline").glob("*/dvc.yaml")))
-        for stage in yaml.safe_load(pipeline.read_text(encoding="utf-8"))["stages"].values()
-    ]
     outs: set[str] = set()
-    for stage in stages:
-        for out in stage.get("do", stage).get("outs", []):
+    for body in stage_bodies().values():
+        for out in body.get("outs", []):
             outs.add(next(iter(out)) if isinstance(out, dict) else out)
     return outs
 

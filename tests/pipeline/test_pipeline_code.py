@@ -12,20 +12,12 @@ import pytest
 import yaml
 
 from assay.pipeline.code import CodeDeclarationError, load_declaration, publish
+from tests.dvc_stages import stage_bodies
 
 ROOT = Path(__file__).resolve().parents[2]
-DVC_FILES = [ROOT / "dvc.yaml", *sorted((ROOT / "pipeline").glob("*/dvc.yaml"))]
 MALFORMED = yaml.safe_load(
     (Path(__file__).parent / "cases" / "code_declaration_malformed.yaml").read_text("utf-8")
 )["cases"]
-
-
-def _stages() -> dict[str, dict]:
-    stages = {}
-    for dvc_yaml in DVC_FILES:
-        for name, stage in yaml.safe_load(dvc_yaml.read_text(encoding="utf-8"))["stages"].items():
-            stages[name] = stage.get("do", stage)
-    return stages
 
 
 @pytest.fixture
@@ -35,7 +27,7 @@ def in_root(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_every_stage_depends_on_its_own_digest_and_on_no_code_path(in_root: None) -> None:
     declaration = load_declaration()
-    stages = _stages()
+    stages = stage_bodies()
     assert set(declaration) == set(stages) - {"code"}
     for name, body in stages.items():
         deps = body.get("deps", [])
@@ -50,7 +42,7 @@ def test_every_stage_depends_on_its_own_digest_and_on_no_code_path(in_root: None
 
 def test_the_code_stage_depends_on_every_declared_path(in_root: None) -> None:
     """Otherwise an edit of a declared file would not re-run the code stage at all."""
-    code_deps = [Path(d) for d in _stages()["code"]["deps"]]
+    code_deps = [Path(d) for d in stage_bodies()["code"]["deps"]]
     for stage, paths in load_declaration().items():
         for path in map(Path, paths):
             assert any(path == dep or dep in path.parents for dep in code_deps), (stage, path)

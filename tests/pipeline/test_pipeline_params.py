@@ -9,6 +9,7 @@ from pathlib import Path
 import yaml
 
 from assay.pipeline.params import publish, sections
+from tests.dvc_stages import stage_bodies
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -32,14 +33,10 @@ def test_every_section_the_stages_read_is_written(tmp_path: Path) -> None:
     raw = _default()
     publish(raw, tmp_path)
     declared = set()
-    for dvc_yaml in [ROOT / "dvc.yaml", *sorted((ROOT / "pipeline").glob("*/dvc.yaml"))]:
-        for stage in yaml.safe_load(dvc_yaml.read_text(encoding="utf-8"))["stages"].values():
-            body = stage.get("do", stage)
-            declared.update(
-                d
-                for d in body.get("deps", [])
-                if d.startswith("data/params/") and d.endswith(".json")
-            )
+    for body in stage_bodies().values():
+        declared.update(
+            d for d in body.get("deps", []) if d.startswith("data/params/") and d.endswith(".json")
+        )
     assert declared, "no stage reads a section"
     for dep in declared:
         for run, spec in raw["runs"].items():

@@ -14,14 +14,15 @@ prints the stages whose digest changed.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import tomllib
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from functools import cache
 from pathlib import Path
 
 from pathspec import GitIgnoreSpec
 
+from assay.digest import sha256_hex
 from assay.errors import InputError
 from assay.evidence.paths import code_dir
 from assay.pipeline.derived_files import replace_files
@@ -78,26 +79,32 @@ def _files(entry: Path, ignored: GitIgnoreSpec) -> Iterator[Path]:
             yield child
 
 
-def digests(paths: tuple[str, ...], ignored: GitIgnoreSpec | None = None) -> dict[str, str]:
+def _file_digest(file: Path) -> str:
+    return sha256_hex(file.read_bytes())
+
+
+def digests(
+    paths: tuple[str, ...], ignored: GitIgnoreSpec, file_digest: Callable[[Path], str]
+) -> dict[str, str]:
     """Every file under ``paths`` (POSIX relative path) → its sha256."""
-    ignored = ignored_by_dvc() if ignored is None else ignored
     return {
-        file.as_posix(): hashlib.sha256(file.read_bytes()).hexdigest()
+        file.as_posix(): file_digest(file)
         for entry in paths
         for file in _files(Path(entry), ignored)
     }
 
 
-def manifest_text(stage: str, paths: tuple[str, ...], ignored: GitIgnoreSpec) -> str:
-    files = dict(sorted(digests(paths, ignored).items()))
-    return json.dumps({"stage": stage, "files": files}, indent=1) + "\n"
+def manifest_text(stage: str, files: dict[str, str]) -> str:
+    return json.dumps({"stage": stage, "files": dict(sorted(files.items()))}, indent=1) + "\n"
 
 
 def publish(declaration: Mapping[str, tuple[str, ...]], folder: Path) -> list[str]:
     """Write ``<stage>.json`` for every declared stage; the stages whose digest changed."""
     ignored = ignored_by_dvc()
+    # each file read once, however many stages declare it (src/assay/evidence: about twelve)
+    file_digest = cache(_file_digest)
     texts = {
-        f"{stage}.json": manifest_text(stage, paths, ignored)
+        f"{stage}.json": manifest_text(stage, digests(paths, ignored, file_digest))
         for stage, paths in declaration.items()
     }
     return [name.removesuffix(".json") for name in replace_files(folder, texts)]

@@ -1,0 +1,21 @@
+"""The stages this repository's dvc.yaml files declare, read as written (before DVC fills in
+``foreach``): one place for the tests that check stage definitions against the code."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+DVC_FILES = (ROOT / "dvc.yaml", *sorted((ROOT / "pipeline").glob("*/dvc.yaml")))
+
+
+def stage_bodies() -> dict[str, dict[str, Any]]:
+    """Stage name → its body (a ``foreach`` stage's ``do``), from every dvc.yaml."""
+    bodies = {}
+    for dvc_yaml in DVC_FILES:
+        for name, stage in yaml.safe_load(dvc_yaml.read_text(encoding="utf-8"))["stages"].items():
+            bodies[name] = stage.get("do", stage)
+    return bodies
