@@ -144,7 +144,8 @@ def _run():
             text = exception_text(exc) if plain else None
             if exact_type(text) is str_type:
                 room = (budget - 64 - length(name)) // 6
-                limit = MESSAGE_CHARS if MESSAGE_CHARS < room else room
+                # not min(): candidate code has run and may have replaced any builtin
+                limit = MESSAGE_CHARS if MESSAGE_CHARS < room else room  # noqa: FURB136
                 if limit > 0:
                     message = encode_basestring_ascii(str_slice(text, make_slice(0, limit)))
         except BaseException:  # noqa: BLE001 - e.g. an int too long to print: no message
@@ -152,7 +153,7 @@ def _run():
         answer(
             '{"kind":"exception","type":' + encode_basestring_ascii(name)
             + ',"message":' + message + "}"
-        )
+        )  # fmt: skip
     try:
         text = encode(result)
     except BaseException:  # noqa: BLE001 - e.g. an int too long to print
