@@ -1,6 +1,4 @@
-"""DVC stage `subjects`: fixtures/<scenario> → data/subjects/<scenario>/."""
-
-import sys
+"""DVC stage `subjects`: fixtures/<scenario> → data/subjects/<scenario>/, every scenario."""
 
 from assay.errors import boundary
 from assay.params import load_params
@@ -8,4 +6,4 @@ from assay.pipeline import subjects
 
 if __name__ == "__main__":
     with boundary():
-        subjects.run(sys.argv[1], load_params())
+        subjects.run(load_params())

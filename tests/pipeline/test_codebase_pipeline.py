@@ -34,7 +34,7 @@ def test_codebase_run_through_dvc_repro(repo):
     repo.write("params.yaml", yaml.safe_dump(params, sort_keys=False))
 
     output = repo.dvc("repro").stdout
-    for stage in ("snapshot", "subjects@codebase", "selftest@codebase", "report"):
+    for stage in ("snapshot", "subjects", "render", "selftest@codebase", "report"):
         assert stage in stages_ran(output), stage
 
     provenance = json.loads(repo.read("data/subjects/codebase/provenance.json"))

@@ -19,8 +19,8 @@ from tests.conftest import stages_ran
 
 ROOT = Path(__file__).resolve().parents[2]
 PER_RUN_STAGES = ("plan", "authorize", "execute", "extract", "structure", "correctness", "measure")
-PER_SCENARIO_STAGES = ("subjects", "render", "selftest")
-IMAGE = "image"
+PER_SCENARIO_STAGES = ("selftest",)
+SINGLE_STAGES = ("image", "snapshot", "subjects", "render", "report")
 OWN_STEP_CALL = re.compile(r"return implement_step_\d+\(")
 
 
@@ -69,7 +69,7 @@ def test_default_study_runs_every_scenario_and_report_through_dvc_repro(repo):
     ran = _ran(first.stdout)
     expected = {f"{stage}@{s}" for stage in PER_SCENARIO_STAGES for s in scenarios}
     expected |= {f"{stage}@{r}" for stage in PER_RUN_STAGES for r in runs}
-    assert expected | {IMAGE, "report"} <= ran, sorted(expected - ran)
+    assert expected | set(SINGLE_STAGES) <= ran, sorted(expected - ran)
 
     for name in scenarios:
         report = json.loads(repo.read(f"data/report/scenarios/{name}.json"))
@@ -137,13 +137,24 @@ def test_default_study_runs_every_scenario_and_report_through_dvc_repro(repo):
     again = repo.dvc("repro")
     assert _ran(again.stdout) == set(), again.stdout  # nothing, not even the image stage
 
+    # one subjects stage realises every scenario; a fixture edit re-runs what reads the edited
+    # scenario only (the others are realised byte for byte as before)
+    task = repo.path / "fixtures" / "v1" / "card-mask" / "task.toml"
+    task.write_text(task.read_text(encoding="utf-8") + "# an edit\n", encoding="utf-8")
+    edited = _ran(repo.dvc("repro").stdout)
+    v1_runs = [r for r, spec in runs.items() if spec["scenario"] == "v1"]
+    assert {"code", "subjects", "render", "selftest@v1"} | {f"plan@{r}" for r in v1_runs} <= edited
+    others = {f"selftest@{s}" for s in scenarios if s != "v1"}
+    others |= {f"plan@{r}" for r in runs if r not in v1_runs}
+    assert not edited & others, sorted(edited & others)
+
 
 def test_subject_subset_names_the_key_when_an_id_is_unknown(repo):
     params = yaml.safe_load(repo.read("params.yaml"))
     params["scenarios"], params["runs"] = ["v1"], {}
     params["subject_subset"] = {"v1": ["card-mask", "no-such-subject"]}
     repo.write("params.yaml", yaml.safe_dump(params, sort_keys=False))
-    failed = repo.dvc("repro", address("subjects", "v1"), check=False)
+    failed = repo.dvc("repro", address("subjects"), check=False)
     assert failed.returncode != 0
     assert (
         "params.yaml: field 'subject_subset.v1': unknown subject(s) no-such-subject"
@@ -151,7 +162,7 @@ def test_subject_subset_names_the_key_when_an_id_is_unknown(repo):
     )
     params["subject_subset"] = {"dose": ["slug-path"]}
     repo.write("params.yaml", yaml.safe_dump(params, sort_keys=False))
-    failed = repo.dvc("repro", address("subjects", "v1"), check=False)
+    failed = repo.dvc("repro", address("subjects"), check=False)
     assert "subject_subset.dose: 'dose' is not listed under 'scenarios'" in (
         failed.stderr + failed.stdout
     )

@@ -40,6 +40,11 @@ def scenario_file(scenario: str) -> Path:
     return stage_file("subjects", scenario, "scenario.json")
 
 
+def realised_scenarios() -> list[str]:
+    """The scenarios the ``subjects`` stage realised (each has its ``scenario.json``), sorted."""
+    return sorted(path.parent.name for path in (DATA / "subjects").glob("*/scenario.json"))
+
+
 def sources_file(scenario: str) -> Path:
     return stage_file("subjects", scenario, "sources.json")
 

@@ -1,8 +1,8 @@
 """Where each DVC stage is defined, and how to name it on DVC's command line.
 
-The single stages (code, params, snapshot, report) and export are in ``dvc.yaml``: ``dvc repro``
-without a target runs that file's stages and what they depend on, so every stage nothing else
-reads (export) must be there. Every other stage that runs once per scenario or per run, and the
+The single stages (code, params, snapshot, subjects, render, report) and export are in
+``dvc.yaml``: ``dvc repro`` without a target runs that file's stages and what they depend on, so
+every stage nothing else reads (export) must be there. Every other stage that runs once per scenario or per run, and the
 image stage, is in ``pipeline/<stage>/dvc.yaml`` (each such file has a small lock of its own:
 DVC rewrites a stage's whole lock after every stage it runs). DVC joins them all into one graph,
 and names a stage outside ``dvc.yaml`` by its file: ``pipeline/execute/dvc.yaml:execute@RUN``.
@@ -10,7 +10,7 @@ and names a stage outside ``dvc.yaml`` by its file: ``pipeline/execute/dvc.yaml:
 
 from __future__ import annotations
 
-ROOT_STAGES = frozenset({"code", "params", "snapshot", "report", "export"})
+ROOT_STAGES = frozenset({"code", "params", "snapshot", "subjects", "render", "report", "export"})
 
 
 def stage_file(stage: str) -> str:

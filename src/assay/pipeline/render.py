@@ -1,4 +1,4 @@
-"""``render`` stage: every (subject, arm) → its blind prompt.
+"""``render`` stage: every (subject, arm) of every realised scenario → its blind prompt.
 
 Beside each prompt it keeps what the prompt already shows — the instruction, the target path
 and the arm's files — so the execute stage can render a chain's later steps (the arm's files
@@ -36,5 +36,6 @@ def prompt_rows(scenario: Scenario) -> list[PromptRow]:
     return rows
 
 
-def run(name: str) -> None:
-    evidence.write_table(evidence.PROMPTS, name, prompt_rows(evidence.read_scenario(name)))
+def run() -> None:
+    for name in evidence.realised_scenarios():
+        evidence.write_table(evidence.PROMPTS, name, prompt_rows(evidence.read_scenario(name)))

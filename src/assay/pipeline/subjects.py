@@ -1,12 +1,20 @@
-"""``subjects`` stage: fixture declarations → the realised scenario and its digests."""
+"""``subjects`` stage: fixture declarations → every realised scenario and its digests.
+
+One stage realises every scenario of ``params.yaml``: each already re-ran on any fixture edit
+(they all read ``fixtures/`` and ``subject_subset``), and a scenario whose realisation is
+unchanged keeps its bytes, so what reads it does not re-run. Every scenario is realised, and so
+checked, before the first is written.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from assay import evidence
 from assay.evidence import SubjectRow
 from assay.fixtures.codebase import SCENARIO_NAMES as CODEBASE_SCENARIOS
+from assay.fixtures.codebase import SubjectProvenance
 from assay.fixtures.codebase import build as build_codebase_scenario
 from assay.fixtures.model import Scenario
 from assay.fixtures.scenarios import fixture_sources, load_scenario
@@ -49,7 +57,14 @@ def subset(scenario: Scenario, subject_ids: tuple[str, ...] | None) -> Scenario:
     return scenario.model_copy(update={"subjects": chosen})
 
 
-def run(name: str, params: Params) -> None:
+@dataclass(frozen=True)
+class Realised:
+    scenario: Scenario
+    sources: dict[str, str]
+    provenance: tuple[SubjectProvenance, ...] | None
+
+
+def realise(name: str, params: Params) -> Realised:
     root = Path(params.fixtures)
     provenance = None
     if name in CODEBASE_SCENARIOS:
@@ -57,8 +72,19 @@ def run(name: str, params: Params) -> None:
     else:
         scenario = load_scenario(name, root)
     scenario = subset(scenario, params.subject_subset.get(name))
-    evidence.write_scenario(scenario)
-    if provenance is not None:
-        evidence.write_provenance(name, provenance)
-    evidence.write_table(evidence.SUBJECTS, scenario.name, subject_rows(scenario))
-    evidence.write_sources(name, fixture_sources(name, root))
+    return Realised(scenario, fixture_sources(name, root), provenance)
+
+
+def write(realised: Realised) -> None:
+    name = realised.scenario.name
+    evidence.write_scenario(realised.scenario)
+    if realised.provenance is not None:
+        evidence.write_provenance(name, realised.provenance)
+    evidence.write_table(evidence.SUBJECTS, name, subject_rows(realised.scenario))
+    evidence.write_sources(name, realised.sources)
+
+
+def run(params: Params) -> None:
+    realised = [realise(name, params) for name in params.scenarios]
+    for scenario in realised:
+        write(scenario)
