@@ -30,42 +30,17 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.private_engine import private_engine  # the tests' second engine
 
 
 def _load() -> str:
     one, five, fifteen = os.getloadavg()
     return f"{one:.2f} / {five:.2f} / {fifteen:.2f} (1 / 5 / 15 min, {os.cpu_count()} cores)"
-
-
-@contextlib.contextmanager
-def private_engine(work: Path) -> Iterator[dict[str, str]]:
-    """A second dockerd with its own data root, exec root, pidfile and socket."""
-    socket = work / "docker.sock"
-    daemon = subprocess.Popen(
-        ["dockerd", "--bridge=none", "--iptables=false", "--ip-forward=false", "--ip-masq=false",
-         f"--data-root={work / 'data-root'}", f"--exec-root={work / 'exec-root'}",
-         f"--pidfile={work / 'docker.pid'}", f"-H=unix://{socket}"],
-        stdout=subprocess.DEVNULL, stderr=(work / "dockerd.log").open("w"),
-    )  # fmt: skip
-    env = {"DOCKER_HOST": f"unix://{socket}"}
-    try:
-        for _ in range(60):
-            info = subprocess.run(
-                ["docker", "info"], check=False, env={**os.environ, **env}, capture_output=True
-            )
-            if info.returncode == 0:
-                break
-            time.sleep(1)
-        else:
-            raise RuntimeError(f"private dockerd did not start: see {work / 'dockerd.log'}")
-        yield env
-    finally:
-        daemon.terminate()
-        daemon.wait(timeout=60)
 
 
 def timed(command: list[str], cwd: Path, env: dict[str, str]) -> float:
@@ -120,7 +95,7 @@ def main() -> None:
     base_env = {**os.environ, "DVC_NO_ANALYTICS": "1"}
     base_env.pop("VIRTUAL_ENV", None)
     # as in a user's shell: stages write the bytecode of src/ once instead of compiling it in
-    # each of the 120 stage processes (about 0.2 s each)
+    # each of the 104 stage processes (about 0.2 s each)
     base_env.pop("PYTHONDONTWRITEBYTECODE", None)
     if args.noop_only:
         noop(args.noop_only, base_env)
@@ -132,7 +107,7 @@ def main() -> None:
         with contextlib.ExitStack() as stack:
             env = dict(base_env)
             if args.fresh_engine:
-                env |= stack.enter_context(private_engine(work))
+                env["DOCKER_HOST"] = stack.enter_context(private_engine())
             subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
             sync = timed(["uv", "sync", "--frozen", "--compile-bytecode", "-q"], clone, env)
             npm = timed(["npm", "ci", "--prefix", "tools", "--no-audit", "--no-fund", "--silent"],
