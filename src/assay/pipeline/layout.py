@@ -2,10 +2,11 @@
 
 The single stages (code, params, snapshot, subjects, render, report) and export are in
 ``dvc.yaml``: ``dvc repro`` without a target runs that file's stages and what they depend on, so
-every stage nothing else reads (export) must be there. Every other stage that runs once per scenario or per run, and the
-image stage, is in ``pipeline/<stage>/dvc.yaml`` (each such file has a small lock of its own:
-DVC rewrites a stage's whole lock after every stage it runs). DVC joins them all into one graph,
-and names a stage outside ``dvc.yaml`` by its file: ``pipeline/execute/dvc.yaml:execute@RUN``.
+every stage nothing else reads (export) must be there. Every other stage that runs once per
+scenario or per run, and the image stage, is in ``pipeline/<stage>/dvc.yaml`` (each such file
+has a small lock of its own: DVC rewrites a stage's whole lock after every stage it runs). DVC
+joins them all into one graph, and names a stage outside ``dvc.yaml`` by its file:
+``pipeline/execute/dvc.yaml:execute@RUN``.
 """
 
 from __future__ import annotations

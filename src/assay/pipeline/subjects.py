@@ -86,5 +86,5 @@ def write(realised: Realised) -> None:
 
 def run(params: Params) -> None:
     realised = [realise(name, params) for name in params.scenarios]
-    for scenario in realised:
-        write(scenario)
+    for each in realised:
+        write(each)
