@@ -15,6 +15,7 @@ import yaml
 
 from assay.fixtures.scenarios import load_scenario
 from assay.pipeline.layout import address
+from assay.report.codebase_sets import VARIANTS as CODEBASE_VARIANTS
 from tests.conftest import stages_ran
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -129,6 +130,16 @@ def test_default_study_runs_every_scenario_and_report_through_dvc_repro(repo):
     assert {(c["arm"], c["status"]) for c in calls} == {
         ("ctx-00", "not-run"), ("ctx-30", "not-run"), ("ctx-90", "excluded")
     }  # fmt: skip
+
+    # the codebase sets in the seed's table shape: a row per variant, a column per model
+    sets = repo.read("data/report/codebase_sets.md")
+    for scenario, variant in CODEBASE_VARIANTS:
+        cells = json.loads(repo.read(f"data/report/scenarios/{scenario}.json"))["steps"]["1"]
+        (run,) = [r for r, spec in runs.items() if spec["scenario"] == scenario]
+        clean, messy = cells["cells"]["clean"][run], cells["cells"]["inconsistent"][run]
+        row = f"| {variant} | {clean['reused']} / {messy['reused']} of {sum(clean.values())} |"
+        assert row in sets, sets
+    assert 'id="codebase-sets"' in repo.read("data/report/index.html")
 
     # simulated runs are labelled in every scenario report that holds one
     for name in scenarios:

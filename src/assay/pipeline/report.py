@@ -19,6 +19,7 @@ from assay.progress import progress
 from assay.report.adjudicated import build_adjudicated
 from assay.report.cell_browser import cell_records
 from assay.report.charts import outcome_rows, reuse_curve_rows
+from assay.report.codebase_sets import build_codebase_sets, write_codebase_sets
 from assay.report.compare import scenario_comparisons
 from assay.report.costs import build_costs, write_costs
 from assay.report.database import connect
@@ -35,6 +36,8 @@ OUTPUTS = (
     "data/report/rescore",
     "data/report/duplication_cost.json",
     "data/report/duplication_cost.md",
+    "data/report/codebase_sets.json",
+    "data/report/codebase_sets.md",
     "data/report/index.html",
     "reports/metrics.json",
     "reports/plots/verdicts_by_arm.csv",
@@ -113,6 +116,8 @@ def write_all(
                 con, scenario_report["runs"]
             )
         write_scenario_reports(scenario_reports, out)
+        codebase_sets = build_codebase_sets(scenario_reports)
+        write_codebase_sets(codebase_sets, out)
         bar.update()
         costs = build_costs(con, reference_arm, cost_runs, profiles)
         write_costs(costs, out)
@@ -120,7 +125,7 @@ def write_all(
         cells = cell_records(con)
         bar.update()
         heads = headlines(reports)
-        write_page(page_context(reports, scenario_reports, costs, heads, cells), out)
+        write_page(page_context(reports, scenario_reports, codebase_sets, costs, heads, cells), out)
         bar.update()
     tracked.mkdir(parents=True, exist_ok=True)
     (tracked / "metrics.json").write_text(json.dumps(heads, indent=2, sort_keys=True) + "\n")

@@ -81,6 +81,7 @@ def _shared_prompts(cells: list[dict[str, Any]]) -> dict[str, Any]:
 def page_context(
     reports: dict[str, dict[str, dict[str, Any]]],
     scenario_reports: dict[str, dict[str, Any]],
+    codebase_sets: dict[str, Any],
     costs: dict[str, Any],
     headlines: dict[str, dict[str, Any]],
     cells: list[dict[str, Any]],
@@ -127,6 +128,7 @@ def page_context(
         "charts": chart_specs,
         "scenarios": [s for s in scenarios if not s["codebase"]],
         "codebase_scenarios": [s for s in scenarios if s["codebase"]],
+        "codebase_sets": codebase_sets,
         "costs": costs,
         "cost_by_verdict": pivot(costs["by_verdict"], ("metric",)),
         "cost_labels": labels,

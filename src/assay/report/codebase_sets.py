@@ -1,0 +1,102 @@
+"""The codebase sets in the seed's table shape: one row per target-module variant (no helper
+import, imports the helper, plus a neighbour), one column per model, and in each cell the cells
+that reused the helper at step 1 as clean / inconsistent, out of the cells per arm.
+
+Built from the scenario reports (:mod:`assay.report.scenarios`), which hold the rest: mixed,
+duplicated and missing cells, subjects by lower median and the sign tests.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from assay.report.primary import SIMULATED_BANNER
+
+VARIANTS = (
+    ("codebase-noimport", "no helper import"),
+    ("codebase", "imports the helper"),
+    ("codebase-near", "plus a neighbour (codebase-near)"),
+)
+"""Each codebase scenario and how its target module differs, in the seed's words and order."""
+
+FILES = ("codebase_sets.json", "codebase_sets.md")
+
+
+def _arm_counts(step: dict[str, Any], arm: str, run: str) -> dict[str, int] | None:
+    return step["cells"].get(arm, {}).get(run)
+
+
+def build_codebase_sets(scenario_reports: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    models: list[str] = []
+    simulated: set[str] = set()
+    rows = []
+    for scenario, variant in VARIANTS:
+        by_model: dict[str, list[dict[str, Any]]] = {}
+        report = scenario_reports.get(scenario)
+        if report is not None:
+            reference, other = report["arms"][:2]
+            step = report["steps"].get("1", {"cells": {}})
+            for run in report["runs"]:
+                if run["model"] not in models:
+                    models.append(run["model"])
+                if run["simulated"]:
+                    simulated.add(run["model"])
+                clean = _arm_counts(step, reference, run["run"])
+                messy = _arm_counts(step, other, run["run"])
+                by_model.setdefault(run["model"], []).append(
+                    {
+                        "run": run["run"],
+                        "arms": [reference, other],
+                        "reused": [c["reused"] if c else None for c in (clean, messy)],
+                        "per_arm": sum(clean.values()) if clean else 0,
+                    }
+                )
+        rows.append({"scenario": scenario, "variant": variant, "runs": by_model})
+    return {
+        "report": "codebase-sets",
+        "step": 1,
+        "models": models,
+        "simulated_models": sorted(simulated),
+        "rows": rows,
+    }
+
+
+def _cell(runs: list[dict[str, Any]]) -> str:
+    if not runs:
+        return "—"
+    texts = []
+    for run in runs:
+        clean, messy = (str(n) if n is not None else "–" for n in run["reused"])
+        text = f"{clean} / {messy} of {run['per_arm']}"
+        texts.append(text + (f" (`{run['run']}`)" if len(runs) > 1 else ""))
+    return "; ".join(texts)
+
+
+def render_codebase_sets_markdown(report: dict[str, Any]) -> str:
+    parts = ["# Codebase sets: cells that reused the helper, clean / inconsistent\n"]
+    if report["simulated_models"]:
+        parts.append(SIMULATED_BANNER + "\n")
+    if not report["models"]:
+        parts.append("No run of a codebase scenario.\n")
+        return "\n".join(parts)
+    parts.append(
+        "Cells that reused the helper at step 1, clean arm / inconsistent arm, out of the cells "
+        "per arm (subjects × repeats); — where a model has no run of that variant. The scenario "
+        "reports (`scenarios/codebase*.md`) hold the mixed, duplicated and missing cells, the "
+        "subjects and the sign tests.\n"
+    )
+    models = report["models"]
+    lines = ["| target module | " + " | ".join(models) + " |", "|" + "---|" * (len(models) + 1)]
+    for row in report["rows"]:
+        cells = [_cell(row["runs"].get(model, [])) for model in models]
+        lines.append(f"| {row['variant']} | " + " | ".join(cells) + " |")
+    parts.append("\n".join(lines) + "\n")
+    return "\n".join(parts)
+
+
+def write_codebase_sets(report: dict[str, Any], out: Path) -> None:
+    data, markdown = (out / name for name in FILES)
+    data.write_text(json.dumps(report, indent=2, sort_keys=True) + "\n")
+    markdown.write_text(render_codebase_sets_markdown(report))

@@ -1,0 +1,44 @@
+"""The codebase sets in the seed's table shape: variants as rows, models as columns, reused cells
+clean / inconsistent (case table in cases/codebase_sets.yaml)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from assay.report.codebase_sets import build_codebase_sets, render_codebase_sets_markdown
+from assay.report.primary import SIMULATED_BANNER
+
+CASE = yaml.safe_load((Path(__file__).parent / "cases" / "codebase_sets.yaml").read_text())
+
+
+def test_variants_are_rows_models_are_columns_and_each_run_is_named_when_a_model_has_several():
+    report = build_codebase_sets(CASE["scenario_reports"])
+    assert report["models"] == ["haiku", "luna"]
+    assert [row["scenario"] for row in report["rows"]] == [
+        "codebase-noimport",
+        "codebase",
+        "codebase-near",
+    ]
+    markdown = render_codebase_sets_markdown(report)
+    assert CASE["table"] in markdown
+    assert SIMULATED_BANNER not in markdown
+
+
+def test_a_simulated_model_is_labelled_and_no_codebase_run_says_so():
+    reports = {name: dict(r) for name, r in CASE["scenario_reports"].items()}
+    reports["codebase"] = {
+        **reports["codebase"],
+        "runs": [
+            {**run, "simulated": run["model"] == "luna"} for run in reports["codebase"]["runs"]
+        ],
+    }
+    report = build_codebase_sets(reports)
+    assert report["simulated_models"] == ["luna"]
+    assert SIMULATED_BANNER in render_codebase_sets_markdown(report)
+
+    empty = build_codebase_sets({"v1": CASE["scenario_reports"]["v1"]})
+    assert empty["models"] == [] and "No run of a codebase scenario." in (
+        render_codebase_sets_markdown(empty)
+    )
