@@ -15,6 +15,7 @@ from pathlib import Path
 from assay import evidence
 from assay.report import vega
 from assay.report.cell_browser import cell_records
+from assay.report.codebase_sets import build_codebase_sets
 from assay.report.costs import build_costs
 from assay.report.database import connect
 from assay.report.headline import headlines
@@ -39,7 +40,14 @@ def main() -> None:
     cells = timed("cell records", cell_records, con)
     timed("vega bundle (cached after the first run)", vega.javascript)
     context = timed(
-        "page context + charts", page_context, reports, scenarios, costs, headlines(reports), cells
+        "page context + charts",
+        page_context,
+        reports,
+        scenarios,
+        build_codebase_sets(scenarios),
+        costs,
+        headlines(reports),
+        cells,
     )
     page = timed("render page (Jinja2)", render_page, context)
     with tempfile.TemporaryDirectory() as tmp:

@@ -21,6 +21,8 @@ VARIANTS = (
 )
 """Each codebase scenario and how its target module differs, in the seed's words and order."""
 
+SCENARIOS = frozenset(scenario for scenario, _ in VARIANTS)
+
 FILES = ("codebase_sets.json", "codebase_sets.md")
 
 
@@ -63,15 +65,25 @@ def build_codebase_sets(scenario_reports: dict[str, dict[str, Any]]) -> dict[str
     }
 
 
-def _cell(runs: list[dict[str, Any]]) -> str:
+def cell_text(runs: list[dict[str, Any]], run_label: str = "`{}`") -> str:
+    """One model's cell of one variant: ``clean / inconsistent of N``, each run named (through
+    ``run_label``) when the model has several; ``—`` when it has none."""
     if not runs:
         return "—"
     texts = []
     for run in runs:
         clean, messy = (str(n) if n is not None else "–" for n in run["reused"])
         text = f"{clean} / {messy} of {run['per_arm']}"
-        texts.append(text + (f" (`{run['run']}`)" if len(runs) > 1 else ""))
+        texts.append(text + (f" ({run_label.format(run['run'])})" if len(runs) > 1 else ""))
     return "; ".join(texts)
+
+
+def table_rows(report: dict[str, Any], run_label: str = "`{}`") -> list[tuple[str, list[str]]]:
+    """Each variant with its cells, one per model in ``report["models"]`` order."""
+    return [
+        (row["variant"], [cell_text(row["runs"].get(m, []), run_label) for m in report["models"]])
+        for row in report["rows"]
+    ]
 
 
 def render_codebase_sets_markdown(report: dict[str, Any]) -> str:
@@ -89,9 +101,8 @@ def render_codebase_sets_markdown(report: dict[str, Any]) -> str:
     )
     models = report["models"]
     lines = ["| target module | " + " | ".join(models) + " |", "|" + "---|" * (len(models) + 1)]
-    for row in report["rows"]:
-        cells = [_cell(row["runs"].get(model, [])) for model in models]
-        lines.append(f"| {row['variant']} | " + " | ".join(cells) + " |")
+    for variant, cells in table_rows(report):
+        lines.append(f"| {variant} | " + " | ".join(cells) + " |")
     parts.append("\n".join(lines) + "\n")
     return "\n".join(parts)
 

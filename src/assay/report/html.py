@@ -17,6 +17,8 @@ from typing import Any
 import jinja2
 
 from assay.report import charts, vega
+from assay.report.codebase_sets import SCENARIOS as CODEBASE_SCENARIOS
+from assay.report.codebase_sets import table_rows
 from assay.report.costs import HEADLINE, VERDICTS, WITHIN_SUBJECT, pivot
 from assay.report.kinds import ABSTRACTION, CORRECTNESS
 from assay.report.primary import TEST_COLUMNS
@@ -110,7 +112,7 @@ def page_context(
     scenarios = [
         {
             "name": name,
-            "codebase": name.startswith("codebase"),
+            "codebase": name in CODEBASE_SCENARIOS,
             "runs": report["runs"],
             "simulated": any(r["simulated"] for r in report["runs"]),
             "steps": _scenario_tables(report),
@@ -129,6 +131,7 @@ def page_context(
         "scenarios": [s for s in scenarios if not s["codebase"]],
         "codebase_scenarios": [s for s in scenarios if s["codebase"]],
         "codebase_sets": codebase_sets,
+        "codebase_table": table_rows(codebase_sets, run_label="{}"),
         "costs": costs,
         "cost_by_verdict": pivot(costs["by_verdict"], ("metric",)),
         "cost_labels": labels,
