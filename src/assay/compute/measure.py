@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 
 from assay.compute.placed import LOCAL, Placed
 from assay.metrics import MeasureItem, Measurement, measure
+from assay.metrics.records import by_cell
 from assay.params import Compute
 
 
@@ -30,11 +31,3 @@ def measure_placed(
 
     with connect(compute) as client:
         return measure_on_cluster(client, items, compute, expected_tools)
-
-
-def by_cell(rows: Sequence[Measurement]) -> dict[str, list[Measurement]]:
-    """Rows grouped by cell, each cell's rows in their order."""
-    grouped: dict[str, list[Measurement]] = {}
-    for row in rows:
-        grouped.setdefault(row.cell_id, []).append(row)
-    return grouped

@@ -17,10 +17,10 @@ from typing import cast
 from distributed import Client, get_worker
 
 from assay.compute.client import worker_names
-from assay.compute.measure import by_cell
 from assay.compute.placed import Placed
 from assay.errors import ComputeError
 from assay.metrics import MeasureItem, Measurement, jscpd_tool, measure, tool_versions
+from assay.metrics.records import by_cell
 from assay.params import Compute
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import Field, field_validator
@@ -66,3 +66,11 @@ class Measurement(Frozen):
     after: float | None
     delta: float | None
     missing_reason: str | None
+
+
+def by_cell(rows: Sequence[Measurement]) -> dict[str, list[Measurement]]:
+    """Rows grouped by cell, each cell's rows in their order."""
+    grouped: dict[str, list[Measurement]] = {}
+    for row in rows:
+        grouped.setdefault(row.cell_id, []).append(row)
+    return grouped
