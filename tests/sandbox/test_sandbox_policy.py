@@ -6,7 +6,8 @@ import docker
 import pytest
 
 from assay.sandbox import policy
-from assay.sandbox.runner import container_name, remove_container
+from assay.sandbox.engine_api import remove_container
+from assay.sandbox.runner import container_name
 
 MIB = 1024 * 1024
 

@@ -12,7 +12,7 @@ from docker import errors as docker_errors
 
 from assay.errors import ComputeError
 from assay.records import Frozen
-from assay.sandbox.runner import docker_client
+from assay.sandbox.engine_api import docker_client
 
 
 class EngineIdentity(Frozen):

@@ -22,6 +22,7 @@ from docker import errors as docker_errors
 
 from assay.compute.engine import EngineIdentity, identity
 from assay.compute.placed import Placed
+from assay.sandbox.engine_api import docker_client
 from assay.sandbox.image import image_present
 from assay.sandbox.owners import remove_orphans, remove_stage
 from assay.sandbox.results import (
@@ -33,7 +34,6 @@ from assay.sandbox.results import (
 from assay.sandbox.runner import (
     SandboxCancelled,
     cancel_stage,
-    docker_client,
     evaluate_batch,
     remove_all_live,
 )

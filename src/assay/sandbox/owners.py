@@ -25,6 +25,8 @@ import docker
 import psutil
 from docker import errors as docker_errors
 
+from assay.sandbox.engine_api import docker_client, remove_container
+
 SANDBOX_LABEL = "assay.sandbox"
 OWNER_LABEL = "assay.owner"
 STAGE_LABEL = "assay.stage"
@@ -70,8 +72,6 @@ def owner_gone(label: str) -> bool:
 
 
 def _remove(api: docker.APIClient, containers: list[dict[str, object]]) -> int:
-    from assay.sandbox.runner import remove_container
-
     for container in containers:
         remove_container(api, str(container["Id"]))
     return len(containers)
@@ -91,8 +91,6 @@ def remove_stage(api: docker.APIClient, stage: str) -> int:
 def sweep_orphans() -> int:
     """:func:`remove_orphans` on this process's engine (an engine that cannot be reached is
     left as it is: nothing can be removed there)."""
-    from assay.sandbox.runner import docker_client
-
     try:
         api = docker_client()
         try:

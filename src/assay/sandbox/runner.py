@@ -40,6 +40,7 @@ import docker
 from docker import errors as docker_errors
 
 from assay.sandbox import owners, policy, protocol
+from assay.sandbox.engine_api import docker_client, remove_container
 from assay.sandbox.results import (
     CaseOutcome,
     CorrectnessResult,
@@ -49,8 +50,6 @@ from assay.sandbox.results import (
     truncated,
 )
 
-API_TIMEOUT_SECONDS = 30
-REMOVAL_WAIT_SECONDS = 15.0
 READ_CHUNK = 65_536
 
 
@@ -84,29 +83,6 @@ def _stopping(stage: str | None) -> bool:
 
 def container_name() -> str:
     return f"{policy.CONTAINER_NAME_PREFIX}{os.getpid()}-{uuid.uuid4().hex[:12]}"
-
-
-def docker_client() -> docker.APIClient:
-    return docker.APIClient(timeout=API_TIMEOUT_SECONDS, **docker.utils.kwargs_from_env())
-
-
-def remove_container(api: docker.APIClient, name: str) -> None:
-    """Force-remove ``name`` and wait until the daemon no longer knows it."""
-    end = time.monotonic() + REMOVAL_WAIT_SECONDS
-    while time.monotonic() < end:
-        try:
-            api.remove_container(name, force=True)
-        except docker_errors.NotFound:
-            return
-        except docker_errors.APIError:
-            pass  # removal already in progress (auto-remove): poll until it is gone
-        try:
-            api.inspect_container(name)
-        except docker_errors.NotFound:
-            return
-        except docker_errors.APIError:
-            pass
-        time.sleep(0.05)
 
 
 def live_count() -> int:
