@@ -6,9 +6,10 @@ from pathlib import Path
 import pytest
 
 from assay.digest import digest_of
+from assay.evidence.plan import load_plan
 from assay.fixtures.scenarios import fixture_sources, load_scenario
 from assay.params import AnalysisPlan, RunSpec
-from assay.plan import build_plan, load_plan, request_sizes, summary
+from assay.plan import build_plan, request_sizes, summary
 from assay.providers.base import ModelProfile, PriceCaps
 from assay.render import render_input
 

@@ -15,30 +15,17 @@ a token whose ledger is not here, and ``check_spendable`` refuses it before anyt
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
 
 from assay.errors import AuthorizationError
+from assay.evidence.documents import Authorization, AuthorizationState
 from assay.ledger import Ledger, LedgerState
 from assay.params import RunSpec
 from assay.plan import Plan
-from assay.records import Frozen
-
-AuthorizationState = Literal["free", "authorized", "awaiting-authorization"]
 
 
 class SpendRefused(AuthorizationError):
     """A paid run may not send here and now (revoked, stale, or its ledger is not where it was
     authorized): the message says why and what to do; nothing was sent."""
-
-
-class Authorization(Frozen):
-    run: str
-    state: AuthorizationState
-    plan_hash: str
-    cells: int
-    requests: int
-    worst_case_usd: float
-    reason: str
 
 
 def decide(plan: Plan, run: RunSpec) -> Authorization:

@@ -44,11 +44,8 @@ import re
 import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
 
-from assay.records import Frozen
-
-ExtractStatus = Literal["code", "no-code", "not-executed", "ambiguous-extraction"]
+from assay.records import ExtractStatus, Frozen
 
 PYTHON_TAGS = frozenset({"python", "py", "python3", "py3"})
 CURRENT_VERSION = 2

@@ -14,7 +14,7 @@ import difflib
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Annotated, Any, Literal, get_args, get_origin
+from typing import Annotated, Any, get_args, get_origin
 
 from pydantic import (
     BaseModel,
@@ -27,6 +27,7 @@ from pydantic import (
 )
 
 from assay.errors import InputError
+from assay.evidence.plan import AnalysisPlan
 from assay.providers.base import ModelProfile
 from assay.records import Frozen
 from assay.schedule import ScheduleName
@@ -58,19 +59,6 @@ class RunSpec(Frozen):
     plan_ref: str | None = None
     authorization_token: str | None = None
     """Written by ``assay authorize`` with the run's ledger; names the ledger that may spend."""
-
-
-class AnalysisPlan(Frozen):
-    method: Literal["paired-v2"] = "paired-v2"
-    alpha: float = Field(default=0.05, gt=0, lt=1)
-    median: Literal["lower"] = "lower"
-    minimum_subjects: StrictInt = Field(default=10, ge=1)
-    structure_evaluator: StrictInt = 7
-    """The preregistered structural evaluator version. Rescoring with another version
-    (``evaluators.structure``) is reported as a deviation from it, not a new plan."""
-    extraction: StrictInt = 2
-    """The preregistered extraction rules (``assay.extract``), also used to build chain steps.
-    Re-extracting with another version (``evaluators.extraction``) is a deviation from it."""
 
 
 class Evaluators(Frozen):

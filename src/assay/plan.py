@@ -12,16 +12,18 @@ from collections.abc import Callable, Mapping
 from importlib import metadata
 from typing import Any
 
-from pydantic import Field
-
-from assay.digest import canonical_json, sha256_hex
+from assay.digest import sha256_hex
+from assay.evidence.plan import (
+    AnalysisPlan,
+    Budget,
+    Plan,
+    PlannedCell,
+    PromptRef,
+)
 from assay.fixtures.model import Scenario
-from assay.params import AnalysisPlan, RunSpec
+from assay.params import RunSpec
 from assay.providers.base import NANO, ModelProfile, nano_down, nano_up
-from assay.records import Frozen
 from assay.schedule import default_schedule, schedule
-
-PLAN_SCHEMA = "assay-plan/1"
 
 TRACKED_PACKAGES = (
     "assay",
@@ -39,88 +41,6 @@ TRACKED_PACKAGES = (
     "ruff",
     "mypy",
 )
-
-
-class PromptRef(Frozen):
-    digest: str
-    request_bytes: int
-
-
-class PlannedCell(Frozen):
-    cell_id: str
-    subject: str
-    arm: str
-    repeat: int
-    steps: int
-    subject_digest: str
-    arm_digest: str
-    prompt_digest: str
-    """Digest of the first step's prompt (later chain steps are rendered from earlier outputs)."""
-    excluded: str | None = None
-    """Why the plan will never send this cell (for example ``request-over-cap``)."""
-
-
-class Budget(Frozen):
-    paid: bool
-    ceiling_usd: float
-    reservation_usd: float
-    requests: int = Field(ge=0)
-    """Provider requests the plan may send: admitted cells × steps."""
-    admitted_requests: int = Field(ge=0)
-    """Requests the ceiling admits at one reservation each (all of them for a free plan)."""
-    worst_case_usd: float
-
-    @property
-    def reservation_nano(self) -> int:
-        return nano_up(self.reservation_usd)
-
-    @property
-    def ceiling_nano(self) -> int:
-        return nano_down(self.ceiling_usd)
-
-    @property
-    def partial(self) -> bool:
-        """The ceiling halts the run before its last request."""
-        return self.admitted_requests < self.requests
-
-    def admission_text(self) -> str:
-        return f"the ceiling admits {self.admitted_requests} of {self.requests} requests"
-
-    def full_ceiling_usd(self) -> float:
-        """The smallest ceiling that admits every request."""
-        return self.requests * self.reservation_nano / NANO
-
-
-class Plan(Frozen):
-    schema_: str = Field(default=PLAN_SCHEMA, alias="schema")
-    run: str
-    scenario: str
-    fixture_sources: str
-    """sha256 of the manifest of every fixture file the scenario reads (any byte counts)."""
-    prompt_profile: str
-    arms: tuple[str, ...]
-    reference_arm: str
-    repeats: int
-    schedule: str
-    model: ModelProfile
-    budget: Budget
-    cells: tuple[PlannedCell, ...]
-    analysis: AnalysisPlan
-    sandbox: dict[str, Any] = Field(default_factory=dict)
-    tools: dict[str, str]
-
-    model_config = Frozen.model_config | {"populate_by_name": True}
-
-    def canonical(self) -> bytes:
-        return canonical_json(self.model_dump(mode="json", by_alias=True))
-
-    @property
-    def hash(self) -> str:
-        return sha256_hex(self.canonical())
-
-    @property
-    def sendable(self) -> tuple[PlannedCell, ...]:
-        return tuple(c for c in self.cells if c.excluded is None)
 
 
 def cell_id(subject: str, arm: str, repeat: int) -> str:
@@ -257,10 +177,6 @@ def summary(plan: Plan) -> str:
         if cell.excluded:
             lines.append(f"excluded       {cell.cell_id}: {cell.excluded}")
     return "\n".join(lines)
-
-
-def load_plan(data: bytes | str) -> Plan:
-    return Plan.model_validate_json(data)
 
 
 def request_sizes(

@@ -55,6 +55,10 @@ Family = Literal[
     "tweepy-models",
 ]
 
+ExtractStatus = Literal["code", "no-code", "not-executed", "ambiguous-extraction"]
+"""What extraction found in a response (:mod:`assay.extract`): one candidate, no code, no
+response to extract from, or several candidates that differ (missing evidence)."""
+
 SandboxProfile = Literal["standard", "large", "skip"]
 """How an arm's correctness runs: ``standard`` (1 MiB /tmp, 5 s), ``large`` (4 MiB /tmp,
 15 s) or ``skip`` (the scenario declares no correctness run for it)."""

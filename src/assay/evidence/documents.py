@@ -1,7 +1,6 @@
-"""The JSON documents under ``data/`` that no other module owns: the sandbox image record and
-the self-test report. (The scenario, plan and authorization are records of their own
-modules: :class:`~assay.fixtures.model.Scenario`, :class:`~assay.plan.Plan`,
-:class:`~assay.authorize.Authorization`.)"""
+"""The JSON documents under ``data/``: the sandbox image record, the self-test report and the
+authorization. (The plan is :mod:`assay.evidence.plan`; the scenario is the fixtures' model,
+:class:`~assay.fixtures.model.Scenario`.)"""
 
 from __future__ import annotations
 
@@ -106,3 +105,18 @@ class ScenarioSelfTest(Frozen):
             for f in self.known_answers.failures
         ]  # fmt: skip
         return lines
+
+
+AuthorizationState = Literal["free", "authorized", "awaiting-authorization"]
+
+
+# data/authorize/<run>/authorization.json: what assay.authorize.decide made of a run's plan (no
+# docstring: it would become the published JSON schema's description, schemas/)
+class Authorization(Frozen):
+    run: str
+    state: AuthorizationState
+    plan_hash: str
+    cells: int
+    requests: int
+    worst_case_usd: float
+    reason: str

@@ -16,15 +16,14 @@ from typing import Any, TypeVar
 import pyarrow as pa
 from pydantic import BaseModel, ValidationError
 
-from assay.authorize import Authorization
 from assay.digest import canonical_json, sha256_hex
 from assay.errors import EvidenceError, MissingEvidence
 from assay.evidence import paths
 from assay.evidence.catalog import CANDIDATES, CELLS, PROMPTS, Table
-from assay.evidence.documents import ImageRecord, ScenarioSelfTest
+from assay.evidence.documents import Authorization, ImageRecord, ScenarioSelfTest
+from assay.evidence.plan import Plan, load_plan
 from assay.evidence.rows import CallRecord, CandidateRow, PromptRow, RunRow
 from assay.fixtures.model import Scenario
-from assay.plan import Plan, load_plan
 from assay.tables import read_records, write_records
 
 Record = TypeVar("Record", bound=BaseModel)

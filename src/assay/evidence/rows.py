@@ -6,8 +6,14 @@ step), so every table joins on the same key; per-scenario rows start with ``scen
 
 from __future__ import annotations
 
-from assay.extract import ExtractStatus
-from assay.records import CellKey, CorrectnessStatus, ExecutionStatus, Frozen, Verdict
+from assay.records import (
+    CellKey,
+    CorrectnessStatus,
+    ExecutionStatus,
+    ExtractStatus,
+    Frozen,
+    Verdict,
+)
 
 
 class SubjectRow(Frozen):

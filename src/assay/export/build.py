@@ -24,13 +24,13 @@ import pyarrow.parquet as pq
 
 from assay.digest import sha256_hex
 from assay.errors import EvidenceError
+from assay.evidence.plan import load_plan
 from assay.export import manifest as mf
 from assay.export.report import bundle_report, report_files
 from assay.export.selection import EVIDENCE_TABLES, KINDS, SHARED_TABLES, Table
 from assay.fixtures.scenarios import image_kind
 from assay.ledger import LEDGER_FILE
 from assay.ledger_records import LEDGER_RECORDS
-from assay.plan import load_plan
 from assay.records import Frozen
 from assay.report.primary import report_json
 from assay.schemas import NAMES, first_error, render

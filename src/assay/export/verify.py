@@ -30,6 +30,7 @@ from pydantic import ValidationError
 
 from assay.digest import sha256_hex
 from assay.evidence import CandidateRow
+from assay.evidence.plan import load_plan
 from assay.export import manifest as mf
 from assay.export.report import bundle_report, report_files
 from assay.export.selection import EVIDENCE_TABLES, SHARED_TABLES, Table
@@ -37,7 +38,6 @@ from assay.extract import VERSIONS, extract_candidate
 from assay.fixtures.scenarios import image_kind
 from assay.ledger_records import LEDGER_RECORDS
 from assay.pipeline.structure import verdict_for
-from assay.plan import load_plan
 from assay.records import Frozen
 from assay.schemas import first_error
 

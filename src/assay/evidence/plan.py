@@ -1,0 +1,114 @@
+"""``data/plan/<run>/plan.json``: the plan, the canonical JSON of everything a run will do and
+how it will be judged (built by :func:`assay.plan.build_plan`); its sha256 is the plan hash a
+person authorizes."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field, StrictInt
+
+from assay.digest import canonical_json, sha256_hex
+from assay.providers.base import NANO, ModelProfile, nano_down, nano_up
+from assay.records import Frozen
+
+PLAN_SCHEMA = "assay-plan/1"
+
+
+class AnalysisPlan(Frozen):
+    method: Literal["paired-v2"] = "paired-v2"
+    alpha: float = Field(default=0.05, gt=0, lt=1)
+    median: Literal["lower"] = "lower"
+    minimum_subjects: StrictInt = Field(default=10, ge=1)
+    structure_evaluator: StrictInt = 7
+    """The preregistered structural evaluator version. Rescoring with another version
+    (``evaluators.structure``) is reported as a deviation from it, not a new plan."""
+    extraction: StrictInt = 2
+    """The preregistered extraction rules (``assay.extract``), also used to build chain steps.
+    Re-extracting with another version (``evaluators.extraction``) is a deviation from it."""
+
+
+class PromptRef(Frozen):
+    digest: str
+    request_bytes: int
+
+
+class PlannedCell(Frozen):
+    cell_id: str
+    subject: str
+    arm: str
+    repeat: int
+    steps: int
+    subject_digest: str
+    arm_digest: str
+    prompt_digest: str
+    """Digest of the first step's prompt (later chain steps are rendered from earlier outputs)."""
+    excluded: str | None = None
+    """Why the plan will never send this cell (for example ``request-over-cap``)."""
+
+
+class Budget(Frozen):
+    paid: bool
+    ceiling_usd: float
+    reservation_usd: float
+    requests: int = Field(ge=0)
+    """Provider requests the plan may send: admitted cells × steps."""
+    admitted_requests: int = Field(ge=0)
+    """Requests the ceiling admits at one reservation each (all of them for a free plan)."""
+    worst_case_usd: float
+
+    @property
+    def reservation_nano(self) -> int:
+        return nano_up(self.reservation_usd)
+
+    @property
+    def ceiling_nano(self) -> int:
+        return nano_down(self.ceiling_usd)
+
+    @property
+    def partial(self) -> bool:
+        """The ceiling halts the run before its last request."""
+        return self.admitted_requests < self.requests
+
+    def admission_text(self) -> str:
+        return f"the ceiling admits {self.admitted_requests} of {self.requests} requests"
+
+    def full_ceiling_usd(self) -> float:
+        """The smallest ceiling that admits every request."""
+        return self.requests * self.reservation_nano / NANO
+
+
+class Plan(Frozen):
+    schema_: str = Field(default=PLAN_SCHEMA, alias="schema")
+    run: str
+    scenario: str
+    fixture_sources: str
+    """sha256 of the manifest of every fixture file the scenario reads (any byte counts)."""
+    prompt_profile: str
+    arms: tuple[str, ...]
+    reference_arm: str
+    repeats: int
+    schedule: str
+    model: ModelProfile
+    budget: Budget
+    cells: tuple[PlannedCell, ...]
+    analysis: AnalysisPlan
+    sandbox: dict[str, Any] = Field(default_factory=dict)
+    tools: dict[str, str]
+
+    model_config = Frozen.model_config | {"populate_by_name": True}
+
+    def canonical(self) -> bytes:
+        return canonical_json(self.model_dump(mode="json", by_alias=True))
+
+    @property
+    def hash(self) -> str:
+        return sha256_hex(self.canonical())
+
+    @property
+    def sendable(self) -> tuple[PlannedCell, ...]:
+        return tuple(c for c in self.cells if c.excluded is None)
+
+
+def load_plan(data: bytes | str) -> Plan:
+    return Plan.model_validate_json(data)
