@@ -5,6 +5,10 @@ subcommand's ``--help`` build every parser, so heavy imports (pydantic, scipy, d
 pyarrow) belong inside the handler that needs them.
 """
 
+from __future__ import annotations
+
+import argparse
+
 from assay.errors import InputError
 
 
@@ -15,3 +19,10 @@ class UsageError(InputError):
     @property
     def lines(self) -> tuple[str, ...]:
         return tuple(str(arg) for arg in self.args) or ("error",)
+
+
+def add_data_argument(parser: argparse.ArgumentParser, what: str = "the evidence folder") -> None:
+    """``--data``: the folder the pipeline writes (``assay.evidence.DATA`` unless given)."""
+    from assay.evidence.paths import DATA
+
+    parser.add_argument("--data", default=str(DATA), help=f"{what} (default: {DATA})")

@@ -15,14 +15,16 @@ import os
 from pathlib import Path
 from typing import Any
 
-from assay.commands import UsageError
+from assay.commands import UsageError, add_data_argument
 
 
 def _ambiguous(data: Path, run: str) -> tuple[int, dict[tuple[str, int], str | None], list[Any]]:
     import pyarrow.parquet as pq
 
-    plan = data / "plan" / run / "plan.json"
-    versions = data / "structure" / run / "versions.parquet"
+    from assay import evidence
+
+    plan = evidence.plan_file(run, data)
+    versions = evidence.VERDICT_VERSIONS.path(run, data)
     if not plan.exists() or not versions.exists():
         raise UsageError(f"no plan or verdicts for run {run!r} under {data}; run `dvc repro` first")
     version = json.loads(plan.read_text(encoding="utf-8"))["analysis"]["structure_evaluator"]
@@ -100,5 +102,5 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--rationale", help="why, in one sentence")
     parser.add_argument("--by", help="who decided")
     parser.add_argument("--file", default="adjudications.yaml", help="default: adjudications.yaml")
-    parser.add_argument("--data", default="data", help="the data folder (default: data)")
+    add_data_argument(parser, "the data folder")
     parser.set_defaults(handler=_adjudicate)

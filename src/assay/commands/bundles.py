@@ -6,7 +6,7 @@ import argparse
 import time
 from pathlib import Path
 
-from assay.commands import UsageError
+from assay.commands import UsageError, add_data_argument
 
 
 def _export(args: argparse.Namespace) -> int:
@@ -67,7 +67,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     export.add_argument("run", help="a run declared in params.yaml (`assay run list`)")
     export.add_argument("dest", help="a new (or empty) folder; never overwritten")
-    export.add_argument("--data", default="data", help="the pipeline's data folder")
+    add_data_argument(export, "the pipeline's data folder")
     export.add_argument(
         "--params", default="params.yaml", help="where the ledger lives (ledger_root)"
     )

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from assay.cli import UsageError
+from assay.commands import UsageError
 
 
 def register(subparsers: Any) -> None:

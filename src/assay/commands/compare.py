@@ -7,7 +7,7 @@ import argparse
 import json
 from pathlib import Path
 
-from assay.commands import UsageError
+from assay.commands import UsageError, add_data_argument
 
 
 def _compare(args: argparse.Namespace) -> int:
@@ -33,7 +33,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("first", metavar="RUN_A", help="one run")
     parser.add_argument("second", metavar="RUN_B", help="another run of the same scenario")
-    parser.add_argument("--data", default="data", help="the data folder (default: data)")
+    add_data_argument(parser, "the data folder")
     parser.add_argument(
         "--format", choices=("markdown", "json"), default="markdown", help="default: markdown"
     )

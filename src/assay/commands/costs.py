@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from assay.cli import UsageError
+from assay.commands import UsageError, add_data_argument
 
 
 def _costs(args: argparse.Namespace) -> int:
@@ -34,7 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Print (Markdown, to stdout) what duplication costs: code-metric changes by "
         "structural verdict, by family and per arm against a reference arm, over stored evidence.",
     )
-    parser.add_argument("--data", default="data", help="the evidence folder (default: data)")
+    add_data_argument(parser)
     parser.add_argument(
         "--reference-arm",
         default=None,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from assay.cli import UsageError
+from assay.commands import UsageError
 
 
 def _plan_show(args: argparse.Namespace) -> int:

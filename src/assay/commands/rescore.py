@@ -16,7 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from assay.commands import UsageError
+from assay.commands import UsageError, add_data_argument
 
 
 def _rescore(args: argparse.Namespace) -> int:
@@ -46,8 +46,10 @@ def _rescore(args: argparse.Namespace) -> int:
         raise UsageError(
             f"`{' '.join(command[2:])}` failed; the run needs its candidates (`dvc repro` first)"
         )
-    diff = Path(args.data) / "report" / "rescore" / f"{args.run}.json"
+    from assay.evidence.paths import report_dir
     from assay.report.rescore import headlines
+
+    diff = report_dir(Path(args.data)) / "rescore" / f"{args.run}.json"
 
     for line in headlines(json.loads(diff.read_text(encoding="utf-8"))):
         print(line)
@@ -69,7 +71,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="the structural evaluator version its reports score with",
     )
     parser.add_argument("--params", default="params.yaml", help="default: params.yaml")
-    parser.add_argument("--data", default="data", help="the data folder (default: data)")
+    add_data_argument(parser, "the data folder")
     parser.add_argument(
         "--no-repro", action="store_true", help="only record the version in params.yaml"
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from assay.cli import UsageError
+from assay.commands import UsageError, add_data_argument
 
 ADD_DESCRIPTION = """\
 Declare a run in params.yaml (and its scenario under `scenarios:`), keeping the file's comments
@@ -87,5 +87,5 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "they stand in the pipeline (from --data) and what they spent (reserved / reported).",
     )
     listing.add_argument("--params", default="params.yaml", help="the params file")
-    listing.add_argument("--data", default="data", help="the evidence folder (default: data)")
+    add_data_argument(listing)
     listing.set_defaults(handler=_run_list)

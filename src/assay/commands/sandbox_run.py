@@ -17,7 +17,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from assay.cli import UsageError
+from assay.commands import UsageError
 
 
 def register(subparsers: Any) -> None:

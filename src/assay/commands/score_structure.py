@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from assay.cli import UsageError
+from assay.commands import UsageError
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

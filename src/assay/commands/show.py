@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from assay.cli import UsageError
+from assay.commands import UsageError, add_data_argument
 
 
 def _show(args: argparse.Namespace) -> int:
@@ -39,5 +39,5 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("cell", help="cell id, e.g. card-mask/clean/r1")
     parser.add_argument("--step", type=int, default=None, help="only this chain step")
     parser.add_argument("--no-prompt", action="store_true", help="leave the prompt out")
-    parser.add_argument("--data", default="data", help="the data folder (default: data)")
+    add_data_argument(parser, "the data folder")
     parser.set_defaults(handler=_show)

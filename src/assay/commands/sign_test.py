@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from assay.cli import UsageError
+from assay.commands import UsageError
 
 DEFAULT_ALPHA = 0.05
 """The preregistered alpha (``assay.stats.ALPHA``; a test keeps the two equal)."""

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from assay.cli import UsageError
+from assay.commands import UsageError, add_data_argument
 
 DESCRIPTION = """\
 Run one read-only query over the views of every run's evidence under --data: subjects,
@@ -54,7 +54,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sql.add_argument("query", help="one SQL query")
-    sql.add_argument("--data", default="data", help="the evidence folder (default: data)")
+    add_data_argument(sql)
     sql.add_argument(
         "--format", choices=("table", "csv"), default="table", help="output format (default: table)"
     )

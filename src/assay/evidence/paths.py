@@ -45,8 +45,8 @@ def realised_scenarios() -> list[str]:
     return sorted(path.parent.name for path in (DATA / "subjects").glob("*/scenario.json"))
 
 
-def sources_file(scenario: str) -> Path:
-    return stage_file("subjects", scenario, "sources.json")
+def sources_file(scenario: str, data: Path = DATA) -> Path:
+    return stage_file("subjects", scenario, "sources.json", data)
 
 
 def provenance_file(scenario: str) -> Path:
@@ -59,8 +59,8 @@ def snapshot_dir(data: Path = DATA) -> Path:
     return data / "snapshot"
 
 
-def image_record(kind: str = "standard") -> Path:
-    return DATA / "image" / f"{kind}.json"
+def image_record(kind: str = "standard", data: Path = DATA) -> Path:
+    return data / "image" / f"{kind}.json"
 
 
 def image_archive(kind: str = "standard") -> Path:
@@ -76,13 +76,18 @@ def plan_file(run: str, data: Path = DATA) -> Path:
     return stage_file("plan", run, "plan.json", data)
 
 
-def plan_hash_file(run: str) -> Path:
-    return stage_file("plan", run, "plan.sha256")
+def plan_hash_file(run: str, data: Path = DATA) -> Path:
+    return stage_file("plan", run, "plan.sha256", data)
 
 
 def authorization_file(run: str, data: Path = DATA) -> Path:
     return stage_file("authorize", run, "authorization.json", data)
 
 
-def report_dir() -> Path:
-    return DATA / "report"
+def report_dir(data: Path = DATA) -> Path:
+    return data / "report"
+
+
+def export_dir(run: str) -> Path:
+    """The ``export`` stage's bundles of one run (``abstraction/`` and ``correctness/``)."""
+    return DATA / "export" / run

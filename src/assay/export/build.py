@@ -24,6 +24,7 @@ import pyarrow.parquet as pq
 
 from assay.digest import sha256_hex
 from assay.errors import EvidenceError
+from assay.evidence import CANDIDATES, paths
 from assay.evidence.plan import load_plan
 from assay.export import manifest as mf
 from assay.export.report import bundle_report, report_files
@@ -119,34 +120,36 @@ def _ledger_files(ledger: Path) -> Iterator[tuple[str, bytes]]:
 
 def run_records(data: Path, ledger_root: Path, run: str) -> tuple[dict[str, bytes], mf.RunManifest]:
     """Every immutable record of ``run`` (bundle path → bytes) and the run manifest over them."""
-    plan_path = data / "plan" / run / "plan.json"
+    plan_path = paths.plan_file(run, data)
     if not plan_path.exists():
         raise ExportError(f"{plan_path}: missing; run `dvc repro` first")
     plan = load_plan(plan_path.read_bytes())
-    recorded_hash = (plan_path.parent / "plan.sha256").read_text(encoding="ascii").strip()
+    recorded_hash = paths.plan_hash_file(run, data).read_text(encoding="ascii").strip()
     if recorded_hash != plan.hash:
         raise ExportError(f"{plan_path}: its hash is not the one in plan.sha256")
+    sources = paths.sources_file(plan.scenario)  # bundle paths: the same, under the bundle
     files: dict[str, bytes] = {
-        f"data/plan/{run}/plan.json": _json_record(plan_path, "paa-operating-record", "Plan"),
-        f"data/plan/{run}/plan.sha256": (plan_path.parent / "plan.sha256").read_bytes(),
-        f"data/authorize/{run}/authorization.json": _json_record(
-            data / "authorize" / run / "authorization.json", "paa-operating-record", "Authorization"
+        paths.plan_file(run).as_posix(): _json_record(plan_path, "paa-operating-record", "Plan"),
+        paths.plan_hash_file(run).as_posix(): paths.plan_hash_file(run, data).read_bytes(),
+        paths.authorization_file(run).as_posix(): _json_record(
+            paths.authorization_file(run, data), "paa-operating-record", "Authorization"
         ),
-        f"data/subjects/{plan.scenario}/sources.json": (
-            data / "subjects" / plan.scenario / "sources.json"
-        ).read_bytes(),
+        sources.as_posix(): paths.sources_file(plan.scenario, data).read_bytes(),
     }
-    if sha256_hex(files[f"data/subjects/{plan.scenario}/sources.json"]) != plan.fixture_sources:
-        raise ExportError(f"data/subjects/{plan.scenario}/sources.json: not the plan's fixtures")
-    image_record = f"data/image/{image_kind(plan.scenario)}.json"  # the image the plan pins
-    image = data / image_record.removeprefix("data/")
+    if sha256_hex(files[sources.as_posix()]) != plan.fixture_sources:
+        raise ExportError(f"{sources}: not the plan's fixtures")
+    kind = image_kind(plan.scenario)  # the image the plan pins
+    image = paths.image_record(kind, data)
     if image.exists():
-        files[image_record] = _json_record(image, "paa-operating-record", "ImageRecord")
+        files[paths.image_record(kind).as_posix()] = _json_record(
+            image, "paa-operating-record", "ImageRecord"
+        )
     for table in SHARED_TABLES:
-        relative = table.path(run, plan.scenario)
-        files[relative] = _table_bytes(table, data / relative.removeprefix("data/"), run)
+        files[table.path(run, plan.scenario)] = _table_bytes(
+            table, table.data_path(data, run, plan.scenario), run
+        )
     files.update(_ledger_files(ledger_root / run / plan.hash))
-    candidates = pq.read_table(data / "extract" / run / "candidates.parquet")
+    candidates = pq.read_table(CANDIDATES.path(run, data))
     versions = sorted(set(candidates.column("extraction_version").to_pylist()))
     manifest = mf.seal(
         mf.RunManifest(
@@ -190,8 +193,9 @@ def _write_bundle(
     run, scenario = manifest.run, manifest.scenario
     own: dict[str, bytes] = {f"schemas/{name}.json": render(name).encode() for name in NAMES}
     for table in EVIDENCE_TABLES[kind]:
-        relative = table.path(run, scenario)
-        own[relative] = _table_bytes(table, data / relative.removeprefix("data/"), run)
+        own[table.path(run, scenario)] = _table_bytes(
+            table, table.data_path(data, run, scenario), run
+        )
     manifest_bytes = _checked(manifest)
     _write(root, {**shared, **own, mf.RUN_MANIFEST: manifest_bytes})
     report = bundle_report(root, kind, run)
@@ -230,7 +234,7 @@ def _compare_with_pipeline(destination: Path, data: Path, run: str) -> None:
     sections in ``BESIDE_THE_BUNDLE``)."""
     for kind in KINDS:
         ours = destination / kind / "report" / f"{kind}.json"
-        theirs = data / "report" / "runs" / run / f"{kind}.json"
+        theirs = paths.report_dir(data) / "runs" / run / f"{kind}.json"
         if theirs.exists() and ours.read_bytes() != _pipeline_report(theirs):
             raise ExportError(
                 f"{kind} bundle of {run}: the report recomputed from the bundle differs from "

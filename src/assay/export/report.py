@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from assay.evidence.paths import DATA
 from assay.report.database import connect
 from assay.report.kinds import ABSTRACTION, CORRECTNESS
 from assay.report.primary import build_reports, render_markdown, report_json
@@ -18,7 +19,7 @@ _KINDS = {ABSTRACTION.name: ABSTRACTION, CORRECTNESS.name: CORRECTNESS}
 
 
 def bundle_report(bundle: Path, kind: str, run: str) -> dict[str, Any]:
-    con = connect(bundle / "data")
+    con = connect(bundle / DATA)
     try:
         return build_reports(con, _KINDS[kind])[run]
     finally:

@@ -11,6 +11,7 @@ stderr, values or exception messages.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, create_model
@@ -59,10 +60,16 @@ class Table:
     def columns(self) -> tuple[str, ...]:
         return tuple(self.row.model_fields)
 
+    def _key(self, run: str, scenario: str) -> str:
+        return run if self.source.per == "run" else scenario
+
     def path(self, run: str, scenario: str) -> str:
-        """Relative to the bundle (and, less ``data/``, to the data folder)."""
-        key = run if self.source.per == "run" else scenario
-        return f"data/{self.source.stage}/{key}/{self.source.file}"
+        """Relative to the bundle: the same place as in the pipeline's repository."""
+        return self.source.path(self._key(run, scenario)).as_posix()
+
+    def data_path(self, data: Path, run: str, scenario: str) -> Path:
+        """The pipeline's file under the data folder ``data``."""
+        return self.source.path(self._key(run, scenario), data)
 
 
 OPERATING, EVIDENCE = "paa-operating-record", "paa-evidence-record"

@@ -29,7 +29,7 @@ import pyarrow.parquet as pq
 from pydantic import ValidationError
 
 from assay.digest import sha256_hex
-from assay.evidence import CandidateRow
+from assay.evidence import CandidateRow, paths
 from assay.evidence.plan import load_plan
 from assay.export import manifest as mf
 from assay.export.report import bundle_report, report_files
@@ -37,9 +37,9 @@ from assay.export.selection import EVIDENCE_TABLES, SHARED_TABLES, Table
 from assay.extract import VERSIONS, extract_candidate
 from assay.fixtures.scenarios import image_kind
 from assay.ledger_records import LEDGER_RECORDS
-from assay.pipeline.structure import verdict_for
 from assay.records import Frozen
 from assay.schemas import first_error
+from assay.structure import verdict_for
 
 M = TypeVar("M", mf.RunManifest, mf.BundleManifest)
 
@@ -170,23 +170,23 @@ def _verify(root: Path) -> None:
 
 
 def _run_records(bundle: _Bundle, run: mf.RunManifest, _: mf.BundleManifest) -> None:
-    plan_path = f"data/plan/{run.run}/plan.json"
+    plan_path = paths.plan_file(run.run).as_posix()
     bundle.json(plan_path, "paa-operating-record", "Plan")
     plan = load_plan((bundle.root / plan_path).read_bytes())
-    hash_path = f"data/plan/{run.run}/plan.sha256"
+    hash_path = paths.plan_hash_file(run.run).as_posix()
     if plan.hash != run.plan_hash:
         raise Differs(plan_path, "its hash is not the manifest's plan hash")
     if (bundle.root / hash_path).read_text(encoding="ascii").strip() != plan.hash:
         raise Differs(hash_path, "is not the plan's hash")
-    auth_path = f"data/authorize/{run.run}/authorization.json"
+    auth_path = paths.authorization_file(run.run).as_posix()
     if bundle.json(auth_path, "paa-operating-record", "Authorization")["plan_hash"] != plan.hash:
         raise Differs(auth_path, "authorizes another plan")
-    sources = f"data/subjects/{run.scenario}/sources.json"
+    sources = paths.sources_file(run.scenario).as_posix()
     if sha256_hex((bundle.root / sources).read_bytes()) != plan.fixture_sources:
         raise Differs(sources, "is not the fixture manifest the plan binds")
     if plan.sandbox.get("image_id") != run.image_id:
         raise Differs(plan_path, "pins another sandbox image than the manifest")
-    image = f"data/image/{image_kind(run.scenario)}.json"
+    image = paths.image_record(image_kind(run.scenario)).as_posix()
     if (bundle.root / image).exists():
         pinned = bundle.json(image, "paa-operating-record", "ImageRecord")["image_id"]
         if run.image_id is not None and pinned != run.image_id:

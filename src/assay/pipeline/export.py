@@ -16,13 +16,9 @@ from assay.export.verify import verify_bundle
 from assay.params import Params
 
 
-def export_dir(run_id: str) -> Path:
-    return evidence.DATA / "export" / run_id
-
-
 def run(run_id: str, params: Params) -> Exported:
     params.run(run_id)
-    destination = export_dir(run_id)
+    destination = evidence.export_dir(run_id)
     exported = export_run(run_id, evidence.DATA, Path(params.ledger_root), destination)
     for kind in KINDS:
         result = verify_bundle(destination / kind)

@@ -30,18 +30,26 @@ from assay.report.rescore import build_rescore_reports, write_rescore_reports
 from assay.report.rescore import headlines as rescore_headlines
 from assay.report.scenarios import build_scenario_reports, write_scenario_reports
 
-OUTPUTS = (
-    "data/report/runs",
-    "data/report/scenarios",
-    "data/report/rescore",
-    "data/report/duplication_cost.json",
-    "data/report/duplication_cost.md",
-    "data/report/codebase_sets.json",
-    "data/report/codebase_sets.md",
-    "data/report/index.html",
-    "reports/metrics.json",
-    "reports/plots/verdicts_by_arm.csv",
-    "reports/plots/reuse_by_level.csv",
+OUTPUTS = tuple(
+    path.as_posix()
+    for path in (
+        *(
+            evidence.report_dir() / name
+            for name in (
+                "runs",
+                "scenarios",
+                "rescore",
+                "duplication_cost.json",
+                "duplication_cost.md",
+                "codebase_sets.json",
+                "codebase_sets.md",
+                "index.html",
+            )
+        ),
+        evidence.TRACKED_RESULTS / "metrics.json",
+        evidence.TRACKED_RESULTS / "plots" / "verdicts_by_arm.csv",
+        evidence.TRACKED_RESULTS / "plots" / "reuse_by_level.csv",
+    )
 )
 """What the stage writes, relative to the repository: each one is an ``outs``, ``metrics`` or
 ``plots`` entry of the report stage (a test holds the two lists equal)."""

@@ -10,31 +10,15 @@ can show which cells another version changes. Nothing here re-runs ``execute``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from assay import evidence
 from assay.evidence import CandidateRow, VerdictRow
 from assay.fixtures.model import Scenario
 from assay.params import Params
-from assay.records import Verdict
-from assay.structure import score
-from assay.structure.versions import EVALUATOR_VERSIONS
-
-
-def verdict_for(
-    c: CandidateRow, helper: str, helper_module: str | None, primitives: Sequence[str], version: int
-) -> tuple[Verdict | None, str]:
-    """One candidate's verdict and reason (``None`` and why, when there was no candidate)."""
-    if c.source is None:
-        return None, c.missing_reason
-    result = score(
-        c.source, helper=helper, helper_module=helper_module, primitives=primitives, version=version
-    )
-    return result.verdict, result.reason
-
-
+from assay.structure import verdict_for
 from assay.structure.explain import explain
+from assay.structure.versions import EVALUATOR_VERSIONS
 
 
 def verdict_rows(

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from assay.evidence.rows import CandidateRow
 from assay.gate import GateRefusal, Refused, admit
 from assay.records import Frozen, Verdict
 from assay.structure.calls import HelperSpec, parse_primitives
@@ -50,6 +51,7 @@ __all__ = [
     "StructuralResult",
     "gated_candidate",
     "score",
+    "verdict_for",
 ]
 
 StructuralReason = RuleReason | PositionReason | GateRefusal
@@ -79,6 +81,18 @@ def score(
         )
     verdict, reason = decide(candidate)
     return StructuralResult(verdict=verdict, reason=reason, evaluator_version=version)
+
+
+def verdict_for(
+    c: CandidateRow, helper: str, helper_module: str | None, primitives: Sequence[str], version: int
+) -> tuple[Verdict | None, str]:
+    """One candidate's verdict and reason (``None`` and why, when there was no candidate)."""
+    if c.source is None:
+        return None, c.missing_reason
+    result = score(
+        c.source, helper=helper, helper_module=helper_module, primitives=primitives, version=version
+    )
+    return result.verdict, result.reason
 
 
 def gated_candidate(
