@@ -86,3 +86,16 @@ def test_check_prints_no_traceback_as_a_process(tmp_path):
     assert result.stderr.splitlines() == [
         f"assay: error: {path}: runs.sim-follower-v1.repeat: unknown key (did you mean 'repeats'?)"
     ]
+
+
+def test_the_names_params_checks_are_the_registries() -> None:
+    """params.yaml is checked against vocabularies (no builder imported); they must name exactly
+    the registered scenario builders and structural evaluator versions."""
+    from typing import get_args
+
+    from assay.fixtures.scenarios import SCENARIOS
+    from assay.records import ScenarioName, StructureVersion
+    from assay.structure.versions import EVALUATOR_VERSIONS
+
+    assert set(get_args(ScenarioName)) == set(SCENARIOS)
+    assert set(get_args(StructureVersion)) == set(EVALUATOR_VERSIONS)

@@ -29,7 +29,7 @@ from pydantic import (
 from assay.errors import InputError
 from assay.evidence.plan import AnalysisPlan
 from assay.providers.base import ModelProfile
-from assay.records import Frozen
+from assay.records import Frozen, ScenarioName, StructureVersion
 from assay.schedule import ScheduleName
 
 RunId = str
@@ -182,6 +182,10 @@ class ParamsError(InputError):
         self.lines = problems or (message,)
 
 
+SCENARIOS = get_args(ScenarioName)
+EVALUATOR_VERSIONS = get_args(StructureVersion)
+
+
 def _known(values: Iterable[object]) -> str:
     return ", ".join(str(v) for v in sorted(values, key=str))
 
@@ -193,9 +197,6 @@ def _suggest(word: str, choices: Iterable[str]) -> str:
 
 def reference_problems(params: Params) -> list[Problem]:
     """Names that must resolve: each run's model, scenario and schedule; evaluator versions."""
-    from assay.fixtures.scenarios import SCENARIOS
-    from assay.structure.versions import EVALUATOR_VERSIONS
-
     problems = []
     for name in params.scenarios:
         if name not in SCENARIOS:

@@ -55,6 +55,23 @@ Family = Literal[
     "tweepy-models",
 ]
 
+ScenarioName = Literal[
+    "v1",
+    "layered",
+    "dose",
+    "placement",
+    "chain",
+    "context",
+    "codebase",
+    "codebase-noimport",
+    "codebase-near",
+]
+"""Every scenario a fixture builder realises (``assay.fixtures.scenarios.SCENARIOS`` has one
+builder per name). Here so that checking params.yaml needs no builder."""
+
+StructureVersion = Literal[4, 5, 6, 7]
+"""Every registered structural evaluator version (``assay.structure.versions``)."""
+
 ExtractStatus = Literal["code", "no-code", "not-executed", "ambiguous-extraction"]
 """What extraction found in a response (:mod:`assay.extract`): one candidate, no code, no
 response to extract from, or several candidates that differ (missing evidence)."""

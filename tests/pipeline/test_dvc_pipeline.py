@@ -5,6 +5,7 @@ import json
 import yaml
 
 from tests.conftest import stages_ran
+from tests.stage_imports import stages_importing
 
 
 def _set_param(repo, path, value):
@@ -128,16 +129,32 @@ def test_repro_runs_end_to_end_then_skips_then_rescores_without_executing(repo):
     for stage in ("extract@", "structure@", "correctness@"):
         assert not _ran(bumped, stage), stage
 
-    # a code edit reaches a stage through its digest (data/code/<stage>.json, pipeline/code.toml):
-    # the structure module is the code of structure and export alone
+    # a code edit reaches a stage through its digest (data/code/<stage>.json), derived from what
+    # the stage's script imports: the structure stage's module is the code of that stage alone
     module = repo.path / "src" / "assay" / "pipeline" / "structure.py"
     module.write_text(module.read_text(encoding="utf-8") + "# an edit\n", encoding="utf-8")
     edited = repo.dvc("repro").stdout
-    assert {"code", "structure@sim-follower-v1", "export@sim-follower-v1"} <= stages_ran(edited)
+    assert {"code", "structure@sim-follower-v1"} <= stages_ran(edited)
     for stage in ("params", "plan@", "execute@", "extract@", "correctness@", "measure@"):
         assert not _ran(edited, stage), stage
-    assert "code: changed for structure, export" in edited
+    assert _changed_for(edited) == {"structure"}
     assert stages_ran(repo.dvc("repro").stdout) == set()
+
+    # a module many stages import (chain steps: execute, selftest, ...) changes every one of
+    # their digests, as the standard library's modulefinder reads their scripts' imports
+    chain = repo.path / "src" / "assay" / "fixtures" / "chain.py"
+    chain.write_text(chain.read_text(encoding="utf-8") + "# an edit\n", encoding="utf-8")
+    edited = repo.dvc("repro").stdout
+    assert _changed_for(edited) == stages_importing("assay.fixtures.chain")
+    assert {"execute", "selftest"} <= _changed_for(edited)
+
+
+def _changed_for(output: str) -> set[str]:
+    """The stages whose code digest the code stage rewrote, as it prints them."""
+    line = next(x for x in output.splitlines() if x.startswith("code: "))
+    return (
+        set(line.removeprefix("code: changed for ").split(", ")) if "changed for" in line else set()
+    )
 
 
 def test_unauthorized_paid_run_spends_nothing_and_mismatch_fails(repo):

@@ -45,7 +45,7 @@ class EvaluatorVersion(Frozen):
     annotations: AnnotationPolicy
 
 
-EVALUATOR_VERSIONS: dict[int, EvaluatorVersion] = {
+EVALUATOR_VERSIONS: dict[int, EvaluatorVersion] = {  # keys: records.StructureVersion
     4: EvaluatorVersion(
         number=4,
         single_return_body=True,
