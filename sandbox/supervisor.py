@@ -6,22 +6,31 @@ stdin (from the host, never argv or the environment)::
 
     <decimal length>\\n<payload: UTF-8 JSON object of that many bytes>
 
-The payload carries the per-run secret, the limits, and one or more *units*, each a candidate's
-combined repository files, the module to import, its case inputs (never the expected values)
-and its answer cap. Units run one after another, each case exactly as it would alone (below).
-Stdin then stays open as the host's *lifeline*: end of file means the host is gone, and the supervisor kills everything and
-exits (the container is auto-removed).
+The payload carries the per-run secret, the limits, and one candidate: its combined repository
+files, the module to import, its case inputs (never the expected values) and its answer cap.
+Stdin then stays open as the host's *lifeline*: end of file means the host is gone, and the
+supervisor kills everything and exits (the container is auto-removed).
 
 stdout (to the host): one record per line, ``<hex HMAC-SHA256(secret, body)> <body JSON>``.
-Bodies carry a sequence number: ``ready`` (before any candidate code runs, with each unit's
-case count), one ``case`` per input of each unit in order (with its unit and index), then
-``done``. Any other byte on the stream is tampering.
+Bodies carry a sequence number: ``ready`` (before any candidate code runs, with the case count,
+the container's fingerprint and its IPC limits), one ``case`` per input in order (with its
+index and how the cleanup after it went), then ``done``. Any other byte on the stream is
+tampering.
 
 Each case runs in a fresh child Python (``case_child.py``, which raises its own
 ``oom_score_adj`` first: /proc/self files of a non-dumpable process belong to root, so the
-forked child cannot write it before exec) with a fixed environment, its own session, its stdout/stderr drained under the output cap and never
-parsed, and one answer pipe. After the child exits, times out or floods, every process of
-the container except this one is killed and reaped, and /tmp is wiped before the next case.
+forked child cannot write it before exec) with a fixed environment, its own session, its
+stdout/stderr drained under the output cap and never parsed, and one answer pipe.
+
+Between cases nothing a case made survives: after the child exits, times out or floods, every
+process of the container except this one is killed and reaped, every SysV IPC object and POSIX
+message queue is removed (the policy's IPC limits of zero forbid creating any; this is the
+second line), and /tmp is emptied one directory descriptor at a time, so no depth, name length
+or mode stops it. Then the container's :func:`fingerprint` must equal the one it had before the
+first case. If it does not, the case's record says so (``cleanup``): ``residue`` when something
+the case made is still there (the case is charged with it), ``unverified`` when the state
+cannot be read or a killed process did not end (not the case's doing); either way this
+container runs no further case, and the host runs the remaining ones in a fresh container.
 
 A case's deadline counts only time the candidate could use (see ``CaseClock``): the
 container's CPU time against the CPU budget, and wall-clock time minus the time the candidate
@@ -40,6 +49,7 @@ import json
 import os
 import platform
 import re
+import resource
 import select
 import signal
 import stat
@@ -64,11 +74,22 @@ CHILD_ENV = {
 MESSAGE_CHARS = 200
 """An exception message is cut to this many characters (local evidence, never published)."""
 EXCEPTION_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]{0,127}$")
-CLEANUP_ROUNDS = 200
+KILL_WAIT_SECONDS = 10.0
+"""How long killed processes may take to end before the cleanup counts as unverified."""
 POLL_SECONDS = 0.05
 CGROUP_V2_CPU_STAT = "/sys/fs/cgroup/cpu.stat"
 CGROUP_V1_CPU_USAGE = "/sys/fs/cgroup/cpuacct/cpuacct.usage"
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+DIRECTORY_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+SYSVIPC_DIR = "/proc/sysvipc"
+MQUEUE_DIR = "/dev/mqueue"
+PTS_DIR = "/dev/pts"
+SYSV_KINDS = ("shm", "msg", "sem")
+IPC_RMID = 0
+IPC_LIMITS = ("kernel.shmmni", "kernel.msgmni", "kernel.sem", "fs.mqueue.queues_max")
+"""The IPC namespace's limits the ready record reports (the host checks them against the
+policy's sysctls: zero objects of any kind may be created)."""
+LIBC = ctypes.CDLL(None, use_errno=True)
 
 
 class HostGone(Exception):
@@ -76,10 +97,9 @@ class HostGone(Exception):
 
 
 def make_non_dumpable():
-    libc = ctypes.CDLL(None, use_errno=True)
-    if libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0:
+    if LIBC.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE, 0) failed")
-    if libc.prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) != 0:
+    if LIBC.prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) != 0:
         raise OSError(0, "process is still dumpable")
 
 
@@ -135,31 +155,128 @@ class Channel:
         self.seq += 1
 
 
-def make_writable(path):
-    try:
-        os.chmod(path, 0o700)
-    except OSError:
-        pass
-
-
-def remove_tree(path):
-    """Remove ``path`` however the case left it (read-only dirs, odd modes)."""
-    try:
-        info = os.lstat(path)
-    except FileNotFoundError:
-        return
-    if stat.S_ISDIR(info.st_mode):
-        make_writable(path)
-        for name in os.listdir(path):
-            remove_tree(os.path.join(path, name))
-        os.rmdir(path)
-    else:
-        os.unlink(path)
+def clear_files(fd):
+    """Unlink every entry of the directory ``fd`` except its subdirectories; their names."""
+    subdirectories = []
+    for name in os.listdir(fd):
+        try:
+            if stat.S_ISDIR(os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode):
+                subdirectories.append(name)
+            else:
+                os.unlink(name, dir_fd=fd)
+        except OSError:
+            pass  # the fingerprint after the cleanup shows whatever is left
+    return subdirectories
 
 
 def wipe_tmp():
-    for name in os.listdir(TMP_DIR):
-        remove_tree(os.path.join(TMP_DIR, name))
+    """Empty /tmp however the case left it: any depth, any name length, any mode.
+
+    Iterative, holding one directory descriptor at a time and naming every entry relative to
+    it (never a path), so neither the recursion limit, the descriptor limit nor PATH_MAX can
+    stop it. A directory is made accessible (its owner is this UID) before it is entered.
+    """
+    fd = os.open(TMP_DIR, DIRECTORY_FLAGS)
+    try:
+        parents = []  # (name of the directory ``fd`` is, its parent's subdirectories left)
+        pending = clear_files(fd)
+        while pending or parents:
+            if pending:
+                name = pending.pop()
+                try:
+                    os.chmod(name, 0o700, dir_fd=fd)  # a directory (no process can swap it)
+                    child = os.open(name, DIRECTORY_FLAGS, dir_fd=fd)
+                except OSError:
+                    continue
+                parents.append((name, pending))
+                fd, previous = child, fd
+                os.close(previous)
+                pending = clear_files(fd)
+            else:
+                name, pending = parents.pop()
+                parent = os.open("..", DIRECTORY_FLAGS, dir_fd=fd)
+                fd, previous = parent, fd
+                os.close(previous)
+                try:
+                    os.rmdir(name, dir_fd=fd)
+                except OSError:
+                    pass
+    finally:
+        os.close(fd)
+
+
+def sysv_ids(kind):
+    """The ids of every SysV IPC object of ``kind`` (shm, msg, sem) in this IPC namespace."""
+    with open(f"{SYSVIPC_DIR}/{kind}", encoding="ascii") as listing:
+        rows = listing.read().splitlines()[1:]
+    return sorted(int(row.split()[1]) for row in rows if row.strip())
+
+
+def remove_ipc_objects():
+    """Remove every SysV shared memory segment, message queue and semaphore set, and every
+    POSIX message queue. Every case runs as this UID, so it created them all: IPC_RMID needs
+    only that (whatever owner or mode the case set), and /dev/mqueue is sticky, not locked."""
+    removers = {
+        "shm": lambda ident: LIBC.shmctl(ident, IPC_RMID, None),
+        "msg": lambda ident: LIBC.msgctl(ident, IPC_RMID, None),
+        "sem": lambda ident: LIBC.semctl(ident, 0, IPC_RMID),
+    }
+    for kind, remove in removers.items():
+        for ident in sysv_ids(kind):
+            remove(ident)
+    fd = os.open(MQUEUE_DIR, DIRECTORY_FLAGS)
+    try:
+        for name in os.listdir(fd):
+            try:
+                os.unlink(name, dir_fd=fd)
+            except OSError:
+                pass
+    finally:
+        os.close(fd)
+
+
+def fingerprint():
+    """What a case could leave behind, as listings (OSError if any cannot be read): the
+    processes, /tmp, the POSIX message queues, the pseudo-terminals and each kind of SysV IPC
+    object. A fresh container's is ``processes [1]``, ``pts ['ptmx']`` and nothing else."""
+    state = {
+        "processes": sorted(int(name) for name in os.listdir("/proc") if name.isdigit()),
+        "tmp": sorted(os.listdir(TMP_DIR)),
+        "mqueue": sorted(os.listdir(MQUEUE_DIR)),
+        "pts": sorted(os.listdir(PTS_DIR)),
+    }
+    for kind in SYSV_KINDS:
+        state[f"sysv_{kind}"] = sysv_ids(kind)
+    return state
+
+
+def ipc_limits():
+    """This IPC namespace's limits (:data:`IPC_LIMITS`), whitespace normalised."""
+    limits = {}
+    for name in IPC_LIMITS:
+        with open("/proc/sys/" + name.replace(".", "/"), encoding="ascii") as value:
+            limits[name] = " ".join(value.read().split())
+    return limits
+
+
+def clean_up(fresh):
+    """After a case (its processes already killed): remove what it may have made, then compare
+    the fingerprint with ``fresh``. ``("clean", [])``; ``("residue", keys)`` when something the
+    case made is still there; ``("unverified", keys)`` when the state cannot be read or a killed
+    process has not ended (SIGKILL from PID 1 always ends a process: not the case's doing)."""
+    for step in (remove_ipc_objects, wipe_tmp):
+        try:
+            step()
+        except Exception:  # noqa: BLE001, S110 - whatever failed, the fingerprint decides
+            pass
+    try:
+        now = fingerprint()
+    except OSError:
+        return "unverified", []
+    left = sorted(key for key in fresh if now.get(key) != fresh[key])
+    if not left:
+        return "clean", []
+    return ("unverified" if "processes" in left else "residue"), left
 
 
 def write_repository(files):
@@ -186,17 +303,18 @@ def reap_all(statuses):
 
 
 def kill_everything(statuses):
-    """Kill and reap every process in the container but this one; False if some survive."""
-    for _ in range(CLEANUP_ROUNDS):
+    """Kill and reap every process in the container but this one, waiting up to
+    :data:`KILL_WAIT_SECONDS` for them to end (the fingerprint shows any that did not)."""
+    end = time.monotonic() + KILL_WAIT_SECONDS
+    while True:
         try:
             os.kill(-1, signal.SIGKILL)
         except ProcessLookupError:
             pass
         reap_all(statuses)
-        if not other_pids():
-            return True
+        if not other_pids() or time.monotonic() > end:
+            return
         time.sleep(0.005)
-    return False
 
 
 def spawn_child(stdin_r, stdout_w, stderr_w, answer_w):
@@ -356,14 +474,12 @@ class CaseRun:
         finally:
             if stdin_w >= 0:
                 os.close(stdin_w)
-            survived = kill_everything(statuses)
+            kill_everything(statuses)
             os.close(pidfd)
         for fd in list(readers):
             while not (self.flooded or self.oversized) and self.absorb(fd, readers):
                 pass
             os.close(fd)
-        if not survived:
-            raise RuntimeError("processes survived the cleanup")
         return self.classify(statuses.get(pid))
 
     def absorb(self, fd, readers):
@@ -440,28 +556,32 @@ def main():
         float(payload["wall_ceiling"]),
     )
     output_cap = int(payload["output_cap"])
-    units = payload["units"]
+    answer_cap = int(payload["answer_cap"])
+    cases = payload["cases"]
+    fresh = fingerprint()
     channel.send(
         "ready",
         python=platform.python_version(),
-        cases=[len(unit["cases"]) for unit in units],
+        cases=len(cases),
         uid=os.getuid(),
         gid=os.getgid(),
         no_new_privs=status_field("NoNewPrivs"),
         seccomp=status_field("Seccomp"),
-        dumpable=ctypes.CDLL(None).prctl(PR_GET_DUMPABLE, 0, 0, 0, 0),
+        dumpable=LIBC.prctl(PR_GET_DUMPABLE, 0, 0, 0, 0),
+        fingerprint=fresh,
+        ipc_limits=ipc_limits(),
+        msgqueue_limit=list(resource.getrlimit(resource.RLIMIT_MSGQUEUE)),
     )
-    for unit_index, unit in enumerate(units):
-        answer_cap = int(unit["answer_cap"])
-        for index, case_input in enumerate(unit["cases"]):
-            wipe_tmp()
-            write_repository(unit["files"])
-            request = json.dumps(
-                {"module": unit["module"], "input": case_input, "answer_cap": answer_cap}
-            ).encode()
-            result = CaseRun(request, limits, output_cap, answer_cap).run()
-            channel.send("case", unit=unit_index, index=index, **result)
-    wipe_tmp()
+    for index, case_input in enumerate(cases):
+        write_repository(payload["files"])
+        request = json.dumps(
+            {"module": payload["module"], "input": case_input, "answer_cap": answer_cap}
+        ).encode()
+        result = CaseRun(request, limits, output_cap, answer_cap).run()
+        cleanup, left = clean_up(fresh)
+        channel.send("case", index=index, cleanup=cleanup, left=left, **result)
+        if cleanup != "clean":
+            break  # no longer a fresh container: the host runs the rest in a new one
     channel.send("done")
 
 

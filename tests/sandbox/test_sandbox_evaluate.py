@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import datetime
+import os
 
 import docker
 import pytest
-from sandbox_testkit import CORPUS_FILES, CORPUS_TARGET, RIGHT, WRONG
+from sandbox_testkit import CORPUS_FILES, CORPUS_TARGET, RIGHT, WRONG, live_containers
 
 from assay.sandbox import SandboxRequest, evaluate, evaluate_many
+from assay.sandbox.policy import CONTAINER_NAME_PREFIX
 
 
 def request(candidate: str, image: str, **changes: object) -> SandboxRequest:
@@ -28,7 +30,8 @@ def request(candidate: str, image: str, **changes: object) -> SandboxRequest:
 def test_missing_image_is_evaluator_failure_before_any_container(
     docker_api: docker.APIClient,
 ) -> None:
-    before = docker_api.containers(all=True)
+    ours = f"{CONTAINER_NAME_PREFIX}{os.getpid()}-"  # the engine is shared: others' come and go
+    before = live_containers(docker_api, ours)
     result = evaluate(request(RIGHT, "sha256:" + "0" * 64))
     assert (result.status, result.reason, result.cases) == (
         "evaluator-failure",
@@ -36,7 +39,7 @@ def test_missing_image_is_evaluator_failure_before_any_container(
         (),
     )
     assert result.is_missing
-    assert docker_api.containers(all=True) == before
+    assert live_containers(docker_api, ours) == before == []
 
 
 def test_unpinned_image_is_evaluator_failure() -> None:

@@ -43,7 +43,18 @@ def test_created_container_has_every_flag(
     assert host["NanoCpus"] == 500_000_000
     assert host["PidsLimit"] == 32
     ulimits = {u["Name"]: (u["Soft"], u["Hard"]) for u in host["Ulimits"]}
-    assert ulimits == {"nofile": (64, 64), "fsize": (tmp_bytes, tmp_bytes), "core": (0, 0)}
+    assert ulimits == {
+        "nofile": (64, 64),
+        "fsize": (tmp_bytes, tmp_bytes),
+        "core": (0, 0),
+        "msgqueue": (0, 0),
+    }
+    assert host["Sysctls"] == {  # not one SysV IPC object or POSIX message queue can be made
+        "kernel.shmmni": "0",
+        "kernel.msgmni": "0",
+        "kernel.sem": "0 0 0 0",
+        "fs.mqueue.queues_max": "0",
+    }
     assert host["LogConfig"]["Type"] == "none"
     assert host["AutoRemove"] is True
     assert not host.get("Init")

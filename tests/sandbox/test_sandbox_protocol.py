@@ -69,12 +69,14 @@ def test_candidate_is_appended_to_the_target_only() -> None:
 
 
 def test_payload_never_holds_expected_values() -> None:
-    unit = protocol.PayloadUnit(files=[("a.py", "")], target="a.py", cases=(1,), answer_cap=99)
-    payload = protocol.payload_bytes(secret=b"s" * 32, units=[unit, unit], case_deadline=5.0)
+    payload = protocol.payload_bytes(
+        secret=b"s" * 32, files=[("a.py", "")], target="a.py", cases=(1,), answer_cap=99,
+        case_deadline=5.0,
+    )  # fmt: skip
     length, _, body = payload.partition(b"\n")
     assert int(length) == len(body)
     assert b"expected" not in body
-    assert [u["module"] for u in json.loads(body)["units"]] == ["a", "a"]
+    assert json.loads(body)["module"] == "a"
 
 
 def test_answer_budget_keeps_all_records_under_the_cap() -> None:

@@ -1,6 +1,7 @@
 """The host's judgement of the supervisor stream after the ready record, without Docker: a
 socket pair stands in for the attach stream. After ready, every failure counts against the
-candidate."""
+candidate; a case whose cleanup left residue is charged with it, and a container whose cleanup
+was not clean ends early so the remaining cases run in a fresh one."""
 
 from __future__ import annotations
 
@@ -14,7 +15,14 @@ import pytest
 from sandbox_testkit import CORPUS_FILES, CORPUS_TARGET, RIGHT
 
 from assay.sandbox import SandboxRequest
-from assay.sandbox.runner import StreamSession, judge_stream
+from assay.sandbox.results import CaseOutcome
+from assay.sandbox.runner import (
+    StreamSession,
+    _cut_short,
+    _ready_in_force,
+    judge_stream,
+    verdict,
+)
 
 SECRET = b"s" * 32
 REQUEST = SandboxRequest(
@@ -36,8 +44,8 @@ def frame(data: bytes, stream: int = 1) -> bytes:
     return bytes([stream, 0, 0, 0]) + len(data).to_bytes(4, "big") + data
 
 
-CASE0 = {"kind": "case", "unit": 0, "index": 0, "outcome": "answered", "value": 3}
-CASE1 = {"kind": "case", "unit": 0, "index": 1, "outcome": "answered", "value": 5}
+CASE0 = {"kind": "case", "index": 0, "cleanup": "clean", "outcome": "answered", "value": 3}
+CASE1 = {"kind": "case", "index": 1, "cleanup": "clean", "outcome": "answered", "value": 5}
 
 
 @pytest.fixture
@@ -55,9 +63,10 @@ def judge(
     container.sendall(stream)
     if close:
         container.close()
-    result = judge_stream(
+    segment = judge_stream(
         StreamSession(sock=host, secret=SECRET, seq=1), REQUEST, deadline_per_case=0.5
     )
+    result = verdict(REQUEST, segment.outcomes, segment.failure)
     return result.status, result.reason, [c.outcome for c in result.cases]
 
 
@@ -99,6 +108,24 @@ def test_valid_stream_is_correct(pair: tuple[socket.socket, socket.socket]) -> N
             "tampering",
             ["no-result", "no-result"],
         ),
+        (
+            frame(record(1, **{k: v for k, v in CASE0.items() if k != "cleanup"})),
+            True,
+            "tampering",
+            ["no-result", "no-result"],
+        ),
+        (
+            frame(record(1, **CASE0) + record(2, kind="done")),
+            True,
+            "tampering",
+            ["pass", "no-result"],
+        ),
+        (
+            frame(record(1, **dict(CASE0, cleanup="residue")) + record(2, **CASE1)),
+            True,
+            "tampering",
+            ["residue", "no-result"],
+        ),
     ],
     ids=[
         "silent",
@@ -111,6 +138,9 @@ def test_valid_stream_is_correct(pair: tuple[socket.socket, socket.socket]) -> N
         "flood",
         "out-of-order",
         "unknown-outcome",
+        "no-cleanup-state",
+        "done-too-early",
+        "case-after-unclean-cleanup",
     ],
 )
 def test_any_stream_failure_after_ready_is_incorrect(
@@ -124,7 +154,7 @@ def test_any_stream_failure_after_ready_is_incorrect(
     assert (status, got_reason, got_outcomes) == ("incorrect", reason, outcomes)
 
 
-STARVED = {"kind": "case", "unit": 0, "index": 1, "outcome": "starved"}
+STARVED = {"kind": "case", "index": 1, "cleanup": "clean", "outcome": "starved"}
 
 
 @pytest.mark.parametrize(
@@ -140,3 +170,94 @@ def test_a_case_the_host_starved_is_missing_unless_another_case_is_wrong(
 ) -> None:
     stream = frame(record(1, **first) + record(2, **STARVED) + record(3, kind="done"))
     assert judge(pair, stream, close=True) == expected
+
+
+@pytest.mark.parametrize(("cleanup", "outcome"), [("residue", "residue"), ("unverified", "pass")])
+def test_a_container_whose_cleanup_was_not_clean_ends_after_that_case(
+    pair: tuple[socket.socket, socket.socket], cleanup: str, outcome: str
+) -> None:
+    """Residue is charged to the case that left it, whatever it answered; a cleanup that could
+    not be verified charges nobody. Either way the container stops there, intact."""
+    host, container = pair
+    container.sendall(frame(record(1, **dict(CASE0, cleanup=cleanup)) + record(2, kind="done")))
+    container.close()
+    segment = judge_stream(
+        StreamSession(sock=host, secret=SECRET, seq=1), REQUEST, deadline_per_case=0.5
+    )
+    assert segment.failure is None
+    assert [case.outcome for case in segment.outcomes] == [outcome]
+
+
+def test_a_fresh_container_takes_over_at_the_next_case(
+    pair: tuple[socket.socket, socket.socket],
+) -> None:
+    host, container = pair
+    continued = {"kind": "case", "index": 0, "cleanup": "clean", "outcome": "answered", "value": 5}
+    container.sendall(frame(record(1, **continued) + record(2, kind="done")))
+    container.close()
+    segment = judge_stream(
+        StreamSession(sock=host, secret=SECRET, seq=1), REQUEST, deadline_per_case=0.5, first=1
+    )
+    assert segment.failure is None
+    assert [(case.index, case.outcome) for case in segment.outcomes] == [(1, "pass")]
+
+
+@pytest.mark.parametrize(
+    ("earlier", "expected"),
+    [
+        ((), ("evaluator-failure", "startup-deadline", [])),
+        (("pass",), ("evaluator-failure", "startup-deadline", [])),
+        (("residue",), ("incorrect", "residue", ["residue", "no-result"])),
+    ],
+)
+def test_a_later_container_that_fails_to_start_is_missing_unless_a_case_already_failed(
+    earlier: tuple[str, ...], expected: tuple
+) -> None:
+    outcomes = [CaseOutcome(index=i, outcome=o) for i, o in enumerate(earlier)]  # type: ignore[arg-type]
+    result = _cut_short(REQUEST, outcomes, "startup-deadline")
+    assert (result.status, result.reason, [c.outcome for c in result.cases]) == expected
+
+
+READY = {
+    "kind": "ready",
+    "cases": 2,
+    "uid": 65534,
+    "gid": 65534,
+    "no_new_privs": "1",
+    "seccomp": "2",
+    "dumpable": 0,
+    "fingerprint": {
+        "processes": [1],
+        "tmp": [],
+        "mqueue": [],
+        "pts": ["ptmx"],
+        "sysv_shm": [],
+        "sysv_msg": [],
+        "sysv_sem": [],
+    },
+    "ipc_limits": {
+        "kernel.shmmni": "0",
+        "kernel.msgmni": "0",
+        "kernel.sem": "0 0 0 0",
+        "fs.mqueue.queues_max": "0",
+    },
+    "msgqueue_limit": [0, 0],
+}
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"fingerprint": {**READY["fingerprint"], "sysv_shm": [0]}},  # type: ignore[dict-item]
+        {"fingerprint": {**READY["fingerprint"], "tmp": ["stash"]}},  # type: ignore[dict-item]
+        {"fingerprint": {**READY["fingerprint"], "processes": [1, 7]}},  # type: ignore[dict-item]
+        {"ipc_limits": {**READY["ipc_limits"], "kernel.shmmni": "4096"}},  # type: ignore[dict-item]
+        {"ipc_limits": {}},
+        {"msgqueue_limit": [819200, 819200]},
+        {"cases": 1},
+    ],
+    ids=["shm", "tmp", "process", "ipc-limit", "no-limits", "msgqueue", "case-count"],
+)
+def test_a_container_that_is_not_fresh_or_lacks_the_ipc_limits_is_refused(change: dict) -> None:
+    assert _ready_in_force(READY, 2)
+    assert not _ready_in_force({**READY, **change}, 2)

@@ -1,8 +1,11 @@
-"""A Docker engine's identity: what must agree between the reference engine and a worker's.
+"""A Docker engine's identity: what must agree between the reference engine and a worker's,
+and between the engine the plan's self-test ran on and the one a run is evaluated on.
 
 Two engines run a container the same way when their version, API version, OS/architecture and
-default seccomp profile agree; a worker whose engine differs from the one the plan's self-test
-ran on is refused (its cells are evaluator failures, missing evidence).
+default seccomp profile agree, driven by the same client (the Docker SDK and the API version it
+speaks); a worker whose engine differs from the one the plan's self-test ran on is refused, and
+a run whose engine differs from its plan's is not evaluated (its cells are evaluator failures,
+missing evidence).
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ class EngineIdentity(Frozen):
     platform: str
     seccomp: str
     """The engine's default seccomp profile (``SecurityOptions``), e.g. ``profile=builtin``."""
+    client: str
+    """The client: the Docker SDK's version and the API version it speaks."""
 
     def differences(self, other: EngineIdentity) -> list[str]:
         """``field: ours != theirs`` for every field that differs."""
@@ -37,6 +42,7 @@ def identity(api: docker.APIClient) -> EngineIdentity:
         api_version=str(version.get("ApiVersion")),
         platform=f"{version.get('Os')}/{version.get('Arch')}",
         seccomp=seccomp,
+        client=f"docker-py {docker.__version__}, API {api.api_version}",
     )
 
 

@@ -34,7 +34,7 @@ from assay.sandbox.results import (
 from assay.sandbox.runner import (
     SandboxCancelled,
     cancel_stage,
-    evaluate_batch,
+    evaluate,
     remove_all_live,
 )
 
@@ -130,8 +130,8 @@ class CellCancelled(Exception):
 
 
 def evaluate_cells(requests: list[SandboxRequest], stage: str) -> list[Placed[CorrectnessResult]]:
-    """A batch of sandboxed cells of ``stage`` in one container on this worker, within its
-    slots (each exactly as alone); a refused worker's cells are evaluator failures."""
+    """Sandboxed cells of ``stage`` on this worker, one after another, each in its own
+    containers and within the worker's slots; a refused worker's cells are evaluator failures."""
     address = get_worker().address
     state = _states.get(requests[0].image) if requests else None
     if state is None:
@@ -139,12 +139,15 @@ def evaluate_cells(requests: list[SandboxRequest], stage: str) -> list[Placed[Co
     if state.refusal is not None:
         failure = evaluator_failure(state.refusal)
         return [Placed(failure, address, state.engine) for _ in requests]
-    with state.slots:
-        try:
-            results = evaluate_batch(requests, stage=stage)
-        except SandboxCancelled:
-            raise CellCancelled(f"stage {stage} was cancelled") from None
-    return [Placed(result, address, state.engine) for result in results]
+    placed = []
+    for request in requests:
+        with state.slots:
+            try:
+                result = evaluate(request, stage=stage)
+            except SandboxCancelled:
+                raise CellCancelled(f"stage {stage} was cancelled") from None
+        placed.append(Placed(result, address, state.engine))
+    return placed
 
 
 def end_stage(stage: str, *, cancelled: bool) -> int:

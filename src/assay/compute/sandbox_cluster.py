@@ -18,6 +18,7 @@ its containers before the exception propagates.
 from __future__ import annotations
 
 import contextlib
+import math
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
@@ -30,7 +31,6 @@ from assay.compute.engine import local_identity
 from assay.compute.placed import Placed
 from assay.compute.plugin import SandboxPlugin, end_stage, evaluate_cells, readiness
 from assay.params import Compute
-from assay.sandbox.parallel import batches
 from assay.sandbox.results import CorrectnessResult, SandboxRequest
 from assay.sandbox.runner import removal_on_signals
 
@@ -53,6 +53,13 @@ def prepare_workers(
     return states
 
 
+def task_cells(count: int, tasks: int) -> list[range]:
+    """Positions ``0..count`` in request order, split into at most ``tasks`` runs of nearly
+    equal length."""
+    size = max(1, math.ceil(count / max(tasks, 1)))
+    return [range(start, min(start + size, count)) for start in range(0, count, size)]
+
+
 def evaluate_on_cluster(
     client: Client,
     requests: Sequence[SandboxRequest],
@@ -68,13 +75,13 @@ def evaluate_on_cluster(
         (names[a] for a, state in states.items() if state[0] is None and a in names), key=str
     )
     stage = uuid.uuid4().hex[:12]
-    # several cells per container, as locally; twice as many tasks as slots, so a faster worker
-    # takes more and a dead worker's share is small
+    # several cells per task (each in its own containers), about eight tasks per slot, so a
+    # faster worker takes more and a dead worker's share is small
     slots = compute.sandbox_slots_per_worker * max(len(ready), 1)
-    planned = batches(requests, 2 * slots)
+    planned = task_cells(len(requests), 8 * slots)
     futures = client.map(
         evaluate_cells,
-        [[requests[position] for position in batch] for batch in planned],
+        [[requests[position] for position in cells] for cells in planned],
         stage=stage,
         key=[f"assay-cells-{stage}-{index:06d}" for index in range(len(planned))],
         pure=False,
@@ -94,7 +101,7 @@ def evaluate_on_cluster(
         raise
     client.run(end_stage, stage, cancelled=False)
     placed: list[Placed[CorrectnessResult] | None] = [None] * len(requests)
-    for batch, results in zip(planned, gathered, strict=True):
-        for position, result in zip(batch, results, strict=True):
+    for cells, results in zip(planned, gathered, strict=True):
+        for position, result in zip(cells, results, strict=True):
             placed[position] = result
     return [result for result in placed if result is not None]

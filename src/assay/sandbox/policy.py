@@ -16,7 +16,21 @@ MIB: Final = 1024 * 1024
 
 NETWORK_MODE: Final = "none"
 IPC_MODE: Final = "none"
-"""Without it Docker mounts a writable 64 MiB /dev/shm even on a read-only root."""
+"""A private IPC namespace without /dev/shm (otherwise Docker mounts a writable 64 MiB one even
+on a read-only root)."""
+IPC_SYSCTLS: Final = {
+    "kernel.shmmni": "0",
+    "kernel.msgmni": "0",
+    "kernel.sem": "0 0 0 0",
+    "fs.mqueue.queues_max": "0",
+}
+"""Limits of the container's own IPC namespace: not one SysV shared memory segment, message
+queue or semaphore set, nor POSIX message queue, can be created (``ENOSPC``), so no case can
+leave memory-holding objects or answers behind for a later case. The supervisor still removes
+any it finds between cases and checks the namespace empty; the ready record reports these values
+and the host refuses a container where they are not in force."""
+MSGQUEUE_LIMIT: Final = 0
+"""``RLIMIT_MSGQUEUE`` bytes: POSIX message queues are charged per UID across the whole host."""
 READ_ONLY_ROOT: Final = True
 SANDBOX_USER: Final = "65534:65534"
 CAP_DROP: Final = ("ALL",)
@@ -38,8 +52,22 @@ STARTUP_DEADLINE_SECONDS: Final = 10.0
 """From container creation to the supervisor's authenticated ready record."""
 OUTPUT_CAP_BYTES: Final = 65_536
 """Combined stdout+stderr bytes: of the container to the host, and of each case's child."""
-RECORD_SLACK_SECONDS: Final = 3.0
-"""Host-side allowance per case beyond the case's wall-clock ceiling (kill, reap, wipe, report)."""
+RECORD_SLACK_SECONDS: Final = 60.0
+"""Host-side allowance per case beyond the case's wall-clock ceiling: kill and reap (up to the
+supervisor's 10 s wait for killed processes), remove IPC objects, wipe /tmp however many entries
+the case made, fingerprint, report. Only a hung supervisor ever uses it up."""
+FRESH_FINGERPRINT: Final = {
+    "processes": [1],
+    "tmp": [],
+    "mqueue": [],
+    "pts": ["ptmx"],
+    "sysv_shm": [],
+    "sysv_msg": [],
+    "sysv_sem": [],
+}
+"""A fresh container as the supervisor's ``fingerprint()`` lists it: the supervisor alone, an
+empty /tmp, no message queue, no pseudo-terminal, no SysV IPC object. The ready record's must
+equal it, and before every later case the container must still equal its ready fingerprint."""
 CPU_SHARE: Final = NANO_CPUS / 1_000_000_000
 """The CPU a container may use per second of wall-clock time."""
 WALL_CEILING_FACTOR: Final = 120.0
@@ -104,6 +132,7 @@ def host_config_options(profile: RunProfile) -> dict[str, Any]:
     return {
         "network_mode": NETWORK_MODE,
         "ipc_mode": IPC_MODE,
+        "sysctls": dict(IPC_SYSCTLS),
         "read_only": READ_ONLY_ROOT,
         "tmpfs": {"/tmp": f"{TMP_MOUNT_OPTIONS},size={limits.tmp_bytes}"},
         "cap_drop": list(CAP_DROP),
@@ -116,6 +145,7 @@ def host_config_options(profile: RunProfile) -> dict[str, Any]:
             Ulimit(name="nofile", soft=NOFILE_LIMIT, hard=NOFILE_LIMIT),
             Ulimit(name="fsize", soft=limits.tmp_bytes, hard=limits.tmp_bytes),
             Ulimit(name="core", soft=CORE_LIMIT, hard=CORE_LIMIT),
+            Ulimit(name="msgqueue", soft=MSGQUEUE_LIMIT, hard=MSGQUEUE_LIMIT),
         ],
         "log_config": {"Type": LOG_DRIVER, "Config": {}},
         "auto_remove": True,
@@ -145,12 +175,10 @@ def container_options(profile: RunProfile, name: str, labels: dict[str, str]) ->
     }
 
 
-def policy_version() -> str:
-    """A short digest of every runtime policy value (flags, limits and deadlines of both
-    profiles): correctness results are kept per image and per policy version."""
-    import hashlib
-    import json
-
+def describe() -> dict[str, Any]:
+    """Every runtime policy value: each profile's container flags, limits and deadline, the
+    clock, the caps and a fresh container's fingerprint. The plan binds it (a different policy
+    at evaluation time is missing evidence, never a verdict)."""
     described: dict[str, Any] = {
         profile: {
             **{k: v for k, v in host_config_options(profile).items() if k != "ulimits"},
@@ -159,6 +187,8 @@ def policy_version() -> str:
         }
         for profile in PROFILES
     }
+    described["user"] = SANDBOX_USER
+    described["command"] = list(SUPERVISOR_COMMAND)
     described["clock"] = {
         "cpu_share": CPU_SHARE,
         "wall_ceiling_factor": WALL_CEILING_FACTOR,
@@ -166,5 +196,15 @@ def policy_version() -> str:
         "output_cap_bytes": OUTPUT_CAP_BYTES,
         "record_slack_seconds": RECORD_SLACK_SECONDS,
     }
-    canonical = json.dumps(described, sort_keys=True, separators=(",", ":"))
+    described["fresh_fingerprint"] = FRESH_FINGERPRINT
+    return described
+
+
+def policy_version() -> str:
+    """A short digest of :func:`describe`: correctness results are kept per image and per
+    policy version."""
+    import hashlib
+    import json
+
+    canonical = json.dumps(describe(), sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:12]

@@ -47,36 +47,28 @@ def encoded_size(value: Any) -> int:
     return len(json.dumps(value, ensure_ascii=True, separators=(",", ":"), allow_nan=False))
 
 
-@dataclass(frozen=True)
-class PayloadUnit:
-    """One candidate's share of a container's payload: its repository, the module to import,
-    its case inputs (never the expected values) and its per-case answer cap."""
-
-    files: list[tuple[str, str]]
-    target: str
-    cases: tuple[Any, ...]
-    answer_cap: int
-
-
-def payload_bytes(*, secret: bytes, units: list[PayloadUnit], case_deadline: float) -> bytes:
+def payload_bytes(
+    *,
+    secret: bytes,
+    files: list[tuple[str, str]],
+    target: str,
+    cases: tuple[Any, ...],
+    answer_cap: int,
+    case_deadline: float,
+) -> bytes:
     """The framed stdin payload: ``<length>\\n<JSON>``. Expected values are never in it.
 
-    Several units run one after another in one container, each case exactly as it would alone
-    (a fresh child, every other process killed, /tmp wiped and the unit's repository written
-    again before each case). The case deadline travels with the CPU budget and wall-clock
-    ceiling derived from it (see :mod:`assay.sandbox.policy`)."""
+    One candidate: its combined repository ``files``, the module of ``target`` to import, the
+    case inputs to run in this container, in order, and the per-case answer cap. The case
+    deadline travels with the CPU budget and wall-clock ceiling derived from it (see
+    :mod:`assay.sandbox.policy`)."""
     body = json.dumps(
         {
             "secret": secret.hex(),
-            "units": [
-                {
-                    "files": unit.files,
-                    "module": module_name(unit.target),
-                    "cases": list(unit.cases),
-                    "answer_cap": unit.answer_cap,
-                }
-                for unit in units
-            ],
+            "files": files,
+            "module": module_name(target),
+            "cases": list(cases),
+            "answer_cap": answer_cap,
             "case_deadline": case_deadline,
             "cpu_budget": cpu_budget_seconds(case_deadline),
             "wall_ceiling": wall_ceiling_seconds(case_deadline),
@@ -125,7 +117,6 @@ class StreamDemuxer:
     """
 
     cap: int = OUTPUT_CAP_BYTES
-    """The whole stream's cap: :data:`OUTPUT_CAP_BYTES` per unit the container runs."""
     buffer: bytes = b""
     stdout: bytes = b""
     total_bytes: int = 0

@@ -20,6 +20,8 @@ Outcome of one case (``CaseOutcome.outcome``)::
     no-result          the supervisor gave no valid record for the case (silent, dead, truncated)
     starved            the host gave the case too little CPU to use its deadline within the
                        wall-clock ceiling: not the candidate's doing (see ``host-overloaded``)
+    residue            the case left something (a file in /tmp, an IPC object, a message queue)
+                       that the cleanup after it could not remove, whatever it answered
 
 Reason of the whole result: ``correct`` → ``all-cases-passed``; ``incorrect`` → the first
 failing case's outcome, or a stream-level reason (``tampering``, ``output-flood``,
@@ -51,6 +53,7 @@ CaseOutcomeKind = Literal[
     "oversized-answer",
     "no-result",
     "starved",
+    "residue",
 ]
 
 EvaluatorFailureReason = Literal[
@@ -68,6 +71,8 @@ EvaluatorFailureReason = Literal[
     "worker-seccomp-mismatch",  # a Dask worker's engine has another default seccomp profile
     "worker-image-mismatch",  # a Dask worker lacks the pinned image id (load failed or differs)
     "host-overloaded",  # a case was starved of CPU by the host (after ready; nothing else failed)
+    "plan-engine-mismatch",  # the Docker engine (or client) differs from the one the plan binds
+    "plan-policy-mismatch",  # the sandbox runtime policy differs from the one the plan binds
 ]
 
 StreamFailureReason = Literal["tampering", "output-flood", "supervisor-silent", "stream-truncated"]

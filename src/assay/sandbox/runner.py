@@ -1,5 +1,14 @@
-"""Hardened containers for evaluations: create, attach, stream, kill, remove. One container
-runs one candidate (:func:`evaluate`) or several in turn (:func:`evaluate_batch`).
+"""Hardened containers for evaluations: create, attach, stream, kill, remove. A container runs
+one candidate's cases (:func:`evaluate`), never another candidate's: several candidates in one
+container could not be proven to get the verdicts they get alone (a case sees the container's
+PID counter and its cgroup's cumulative CPU time and peak memory, which no cleanup can reset;
+``benchmarks/sandbox_batching.py`` measures what sharing containers gained).
+
+Between cases the supervisor removes whatever the case made and checks the container against
+the fingerprint it had when fresh. A case whose leftovers survive that cleanup is charged with
+them (outcome ``residue``); when the cleanup could not be verified (not the case's doing) the
+case keeps its outcome. Either way that container ends and the remaining cases run in a fresh
+one, never charged with what an earlier case left.
 
 Errors are translated here, once: Docker and socket failures before the authenticated ready
 record become ``evaluator-failure`` (missing evidence); after it, anything short of a valid
@@ -172,14 +181,21 @@ class StreamSession:
         return self.pending.pop(0)
 
 
-def _ready_in_force(record: dict[str, Any]) -> bool:
+def _ready_in_force(record: dict[str, Any], cases: int) -> bool:
+    """The ready record shows the hardening in force and a fresh container."""
+    limits = record.get("ipc_limits")
     return (
         record.get("kind") == "ready"
+        and record.get("cases") == cases
         and record.get("uid") == 65534
         and record.get("gid") == 65534
         and record.get("no_new_privs") == "1"
         and record.get("seccomp") == "2"
         and record.get("dumpable") == 0
+        and record.get("fingerprint") == policy.FRESH_FINGERPRINT
+        and isinstance(limits, dict)
+        and all(limits.get(name) == value for name, value in policy.IPC_SYSCTLS.items())
+        and record.get("msgqueue_limit") == [policy.MSGQUEUE_LIMIT] * 2
     )
 
 
@@ -195,10 +211,18 @@ SUPERVISOR_OUTCOMES = frozenset(
     }
 )
 """Case outcomes the supervisor decides itself; ``pass`` and ``wrong-value`` only the host does."""
+CLEANUP_STATES = frozenset({"clean", "residue", "unverified"})
+"""How the cleanup after a case went (see ``sandbox/supervisor.py``: ``clean_up``)."""
+CANDIDATE_FAILURES_EXCLUDE = frozenset({"pass", "starved"})
 
 
 def _case_outcome(index: int, record: dict[str, Any], expected: Any) -> CaseOutcome | None:
-    """The host's outcome of one case record; None if the record is not a valid one."""
+    """The host's outcome of one case record; None if the record is not a valid one. A case
+    that left something the cleanup could not remove is charged with it, whatever it answered."""
+    if record.get("cleanup") not in CLEANUP_STATES:
+        return None
+    if record["cleanup"] == "residue":
+        return CaseOutcome(index=index, outcome="residue")
     outcome = record.get("outcome")
     if outcome == "answered" and "value" in record:
         if protocol.typed_equal(expected, record["value"]):
@@ -218,68 +242,85 @@ def _case_outcome(index: int, record: dict[str, Any], expected: Any) -> CaseOutc
     return None
 
 
+@dataclass(frozen=True)
+class Segment:
+    """What one container said about a candidate's cases from some index on."""
+
+    outcomes: tuple[CaseOutcome, ...]
+    failure: str | None = None
+    """A stream failure (:data:`~assay.sandbox.results.StreamFailureReason`) after the ready
+    record: counted against the candidate, whose case held the container then."""
+
+
 def judge_stream(
-    session: StreamSession, request: SandboxRequest, deadline_per_case: float
-) -> CorrectnessResult:
-    """After the ready record of a one-unit container: every case must have a valid record, in
-    order, then ``done``."""
-    result, _ = judge_unit(session, request, deadline_per_case, unit=0, last=True)
-    return result
-
-
-def judge_unit(
-    session: StreamSession,
-    request: SandboxRequest,
-    deadline_per_case: float,
-    *,
-    unit: int,
-    last: bool,
-) -> tuple[CorrectnessResult, bool]:
-    """The result of ``unit`` (its cases' records, in order; ``done`` after the ``last`` one),
-    and whether the stream is still intact after it. A stream failure counts against the unit
-    whose case was running (its candidate held the container then), never against a later one.
-    """
+    session: StreamSession, request: SandboxRequest, deadline_per_case: float, *, first: int = 0
+) -> Segment:
+    """After the ready record of a container running ``request``'s cases from ``first`` on:
+    a valid ``case`` record for each, in order, then ``done``. ``done`` comes early right after
+    a case whose cleanup was not clean: the remaining cases then run in a fresh container."""
     outcomes: list[CaseOutcome] = []
-    stream_failure: str | None = None
-    for index, expected in enumerate(request.expected):
+    for index in range(first, len(request.expected)):
         record = session.next_record(time.monotonic() + deadline_per_case)
         if isinstance(record, str):
-            stream_failure = record
-            break
-        if (
-            record.get("kind") != "case"
-            or record.get("unit") != unit
-            or record.get("index") != index
-        ):
-            stream_failure = "tampering"
-            break
-        outcome = _case_outcome(index, record, expected)
-        if outcome is None:
-            stream_failure = "tampering"
-            break
-        outcomes.append(outcome)
-    if stream_failure is None and last:
-        done = session.next_record(time.monotonic() + deadline_per_case)
-        if isinstance(done, str) or done.get("kind") != "done":
-            stream_failure = done if isinstance(done, str) else "tampering"
-    if stream_failure is not None:
-        outcomes.extend(
-            CaseOutcome(index=index, outcome="no-result")
-            for index in range(len(outcomes), len(request.expected))
+            return Segment(tuple(outcomes), record)
+        outcome = (
+            _case_outcome(index, record, request.expected[index])
+            if record.get("kind") == "case" and record.get("index") == index - first
+            else None
         )
-        failed = CorrectnessResult(status="incorrect", reason=stream_failure, cases=tuple(outcomes))
-        return failed, False
-    failing = [case for case in outcomes if case.outcome not in ("pass", "starved")]
-    if not failing and any(case.outcome == "starved" for case in outcomes):
-        return evaluator_failure("host-overloaded"), True
+        if outcome is None:
+            return Segment(tuple(outcomes), "tampering")
+        outcomes.append(outcome)
+        if record["cleanup"] != "clean":
+            break
+    done = session.next_record(time.monotonic() + deadline_per_case)
+    if isinstance(done, str):
+        return Segment(tuple(outcomes), done)
+    if done.get("kind") != "done":
+        return Segment(tuple(outcomes), "tampering")
+    return Segment(tuple(outcomes))
+
+
+def _candidate_failures(outcomes: Sequence[CaseOutcome]) -> list[CaseOutcome]:
+    return [case for case in outcomes if case.outcome not in CANDIDATE_FAILURES_EXCLUDE]
+
+
+def _unfinished(
+    request: SandboxRequest, outcomes: Sequence[CaseOutcome]
+) -> tuple[CaseOutcome, ...]:
+    rest = range(len(outcomes), len(request.expected))
+    return (*outcomes, *(CaseOutcome(index=index, outcome="no-result") for index in rest))
+
+
+def verdict(
+    request: SandboxRequest, outcomes: Sequence[CaseOutcome], stream_failure: str | None = None
+) -> CorrectnessResult:
+    """The result of a candidate's recorded cases (every case, unless the stream failed)."""
+    if stream_failure is not None:
+        return CorrectnessResult(
+            status="incorrect", reason=stream_failure, cases=_unfinished(request, outcomes)
+        )
+    failing = _candidate_failures(outcomes)
     if failing:
-        result = CorrectnessResult(
+        return CorrectnessResult(
             status="incorrect", reason=failing[0].outcome, cases=tuple(outcomes)
         )
-        return result, True
+    if any(case.outcome == "starved" for case in outcomes):
+        return evaluator_failure("host-overloaded")
+    return CorrectnessResult(status="correct", reason="all-cases-passed", cases=tuple(outcomes))
+
+
+def _cut_short(
+    request: SandboxRequest, outcomes: Sequence[CaseOutcome], reason: EvaluatorFailureReason
+) -> CorrectnessResult:
+    """A container failed before its ready record: missing evidence, unless a case an earlier
+    container ran had already failed on the candidate's own account."""
+    failing = _candidate_failures(outcomes)
+    if not failing:
+        return evaluator_failure(reason)
     return CorrectnessResult(
-        status="correct", reason="all-cases-passed", cases=tuple(outcomes)
-    ), True
+        status="incorrect", reason=failing[0].outcome, cases=_unfinished(request, outcomes)
+    )
 
 
 def _precheck(request: SandboxRequest) -> EvaluatorFailureReason | None:
@@ -298,102 +339,78 @@ def _precheck(request: SandboxRequest) -> EvaluatorFailureReason | None:
 
 
 def evaluate(request: SandboxRequest, *, stage: str | None = None) -> CorrectnessResult:
-    """Run one candidate against its cases in a fresh hardened container (labelled with
-    ``stage`` when it is one of a Dask stage's cells)."""
-    return evaluate_batch([request], stage=stage)[0]
-
-
-def evaluate_batch(
-    requests: Sequence[SandboxRequest], *, stage: str | None = None
-) -> list[CorrectnessResult]:
-    """Run several candidates in fresh hardened containers, as few as possible: one per image
-    and profile, and a fresh one for the rest of a batch after a candidate broke its stream.
-    Results in request order, each what :func:`evaluate` alone would give: the supervisor runs
-    every case of every unit as it would alone (fresh child, every other process killed, /tmp
-    wiped, the unit's repository written again). ``stage``: the Dask stage they belong to, if
-    any (a label on each container; :func:`cancel_stage` stops them)."""
-    results: list[CorrectnessResult | None] = [None] * len(requests)
-    pending: dict[tuple[str, str], list[int]] = {}
-    for position, request in enumerate(requests):
-        failure = _precheck(request)
-        if failure is not None:
-            results[position] = evaluator_failure(failure)
-        else:
-            pending.setdefault((request.image, request.profile), []).append(position)
-    if pending:
-        with removal_on_signals():
+    """Run one candidate against its cases in a fresh hardened container (a further fresh one
+    for the remaining cases whenever a case's cleanup was not clean); labelled with ``stage``
+    when it is one of a Dask stage's cells (:func:`cancel_stage` stops them)."""
+    failure = _precheck(request)
+    if failure is not None:
+        return evaluator_failure(failure)
+    with removal_on_signals():
+        try:
+            api = docker_client()
+        except (docker_errors.DockerException, OSError):
+            return evaluator_failure("daemon-unreachable")
+        try:
             try:
-                api = docker_client()
                 api.ping()
             except (docker_errors.DockerException, OSError):
-                for positions in pending.values():
-                    for position in positions:
-                        results[position] = evaluator_failure("daemon-unreachable")
-                return [result for result in results if result is not None]
-            try:
-                for positions in pending.values():
-                    while positions:
-                        judged = _evaluate_in_one_container(
-                            api, [requests[position] for position in positions], stage
-                        )
-                        for position, result in zip(positions, judged, strict=False):
-                            results[position] = result
-                        positions = positions[len(judged) :]
-            finally:
-                api.close()
-    return [result for result in results if result is not None]
+                return evaluator_failure("daemon-unreachable")
+            outcomes: list[CaseOutcome] = []
+            while len(outcomes) < len(request.cases):
+                segment = _run_container(api, request, len(outcomes), stage)
+                if isinstance(segment, str):
+                    return _cut_short(request, outcomes, segment)
+                outcomes.extend(segment.outcomes)
+                if segment.failure is not None:
+                    return verdict(request, outcomes, segment.failure)
+            return verdict(request, outcomes)
+        finally:
+            api.close()
 
 
-def _evaluate_in_one_container(
-    api: docker.APIClient, requests: list[SandboxRequest], stage: str | None
-) -> list[CorrectnessResult]:
-    """Results for a prefix of ``requests`` (all of them, unless a candidate broke the stream:
-    then up to and including that one). Every request shares one image and profile."""
-    image_id, profile = requests[0].image, requests[0].profile
+def _run_container(
+    api: docker.APIClient, request: SandboxRequest, first: int, stage: str | None
+) -> Segment | EvaluatorFailureReason:
+    """One fresh container for ``request``'s cases from ``first`` on: what it said about them,
+    or why it failed before its authenticated ready record."""
+    image_id = request.image
     try:
         image = api.inspect_image(image_id)
     except docker_errors.NotFound:
-        return [evaluator_failure("image-missing")] * len(requests)
+        return "image-missing"
     except (docker_errors.DockerException, OSError):
-        return [evaluator_failure("daemon-unreachable")] * len(requests)
+        return "daemon-unreachable"
     if image.get("Id") != image_id:
-        return [evaluator_failure("image-missing")] * len(requests)
+        return "image-missing"
     if _stopping(stage):
         raise SandboxCancelled(signal.SIGTERM)
-    limits = policy.PROFILES[profile]
+    limits = policy.PROFILES[request.profile]
     name = container_name()
     secret = secrets.token_bytes(protocol.SECRET_BYTES)
+    cases = request.cases[first:]
     payload = protocol.payload_bytes(
         secret=secret,
-        units=[
-            protocol.PayloadUnit(
-                files=protocol.combine(request.files, request.target, request.candidate),
-                target=request.target,
-                cases=request.cases,
-                answer_cap=protocol.answer_budget(len(request.cases)),
-            )
-            for request in requests
-        ],
+        files=protocol.combine(request.files, request.target, request.candidate),
+        target=request.target,
+        cases=cases,
+        # the whole candidate's budget, so a case's cap is the same in whichever container
+        answer_cap=protocol.answer_budget(len(request.cases)),
         case_deadline=limits.case_deadline_seconds,
     )
     startup_end = time.monotonic() + policy.STARTUP_DEADLINE_SECONDS
     with _live_lock:
         _live.add(name)
     sock: socket.socket | None = None
-
-    def failed(reason: EvaluatorFailureReason) -> list[CorrectnessResult]:
-        return [evaluator_failure(reason)] * len(requests)
-
     try:
         try:
-            host_config = api.create_host_config(**policy.host_config_options(profile))
+            host_config = api.create_host_config(**policy.host_config_options(request.profile))
             api.create_container(
                 image_id,
                 host_config=host_config,
-                **policy.container_options(profile, name, owners.labels(stage)),
+                **policy.container_options(request.profile, name, owners.labels(stage)),
             )
         except (docker_errors.DockerException, OSError):
-            return failed("container-create-failed")
+            return "container-create-failed"
         try:
             raw = api.attach_socket(
                 name, params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1}
@@ -404,33 +421,21 @@ def _evaluate_in_one_container(
             sock.sendall(payload)
             sock.setblocking(True)
         except TimeoutError:
-            return failed("startup-deadline")
+            return "startup-deadline"
         except (docker_errors.DockerException, OSError):
-            return failed("container-start-failed")
+            return "container-start-failed"
         if _stopping(stage):  # cancelled while this container was being created
             raise SandboxCancelled(signal.SIGTERM)
-        session = StreamSession(
-            sock=sock,
-            secret=secret,
-            demux=protocol.StreamDemuxer(cap=protocol.OUTPUT_CAP_BYTES * len(requests)),
-        )
+        session = StreamSession(sock=sock, secret=secret)
         ready = session.next_record(startup_end)
         if ready == "supervisor-silent":
-            return failed("startup-deadline")
+            return "startup-deadline"
         if isinstance(ready, str):
-            return failed("startup-failed")
-        if not _ready_in_force(ready) or ready.get("cases") != [len(r.cases) for r in requests]:
-            return failed("policy-not-in-force")
+            return "startup-failed"
+        if not _ready_in_force(ready, len(cases)):
+            return "policy-not-in-force"
         deadline_per_case = limits.case_ceiling_seconds + policy.RECORD_SLACK_SECONDS
-        judged: list[CorrectnessResult] = []
-        for unit, request in enumerate(requests):
-            result, intact = judge_unit(
-                session, request, deadline_per_case, unit=unit, last=unit == len(requests) - 1
-            )
-            judged.append(result)
-            if not intact:
-                break
-        return judged
+        return judge_stream(session, request, deadline_per_case, first=first)
     finally:
         if sock is not None:
             with contextlib.suppress(OSError):

@@ -62,12 +62,16 @@ def run_selftest(
                     continue
                 plan.append((subject, arm, implementation))
                 requests.append(request_for(subject, arm.name, source, image))
-    counts = {
-        "sandboxed_arms": sum(a.sandbox != "skip" for s in subjects for a in s.arms),
-        "sandboxed_subjects": sum(any(a.sandbox != "skip" for a in s.arms) for s in subjects),
-    }
+    sandboxed_arms = sum(a.sandbox != "skip" for s in subjects for a in s.arms)
+    sandboxed_subjects = sum(any(a.sandbox != "skip" for a in s.arms) for s in subjects)
     if not requests:
-        return SelfTestReport(image=image, **counts, checks=0, failures=())
+        return SelfTestReport(
+            image=image,
+            sandboxed_arms=sandboxed_arms,
+            sandboxed_subjects=sandboxed_subjects,
+            checks=0,
+            failures=(),
+        )
     if evaluate is None:
         results = evaluate_many(
             requests, workers=workers or default_workers(), description=description
@@ -86,4 +90,10 @@ def run_selftest(
         for (subject, arm, implementation), result in zip(plan, results, strict=True)
         if result.status != EXPECTED_STATUS[implementation]
     )
-    return SelfTestReport(image=image, **counts, checks=len(plan), failures=failures)
+    return SelfTestReport(
+        image=image,
+        sandboxed_arms=sandboxed_arms,
+        sandboxed_subjects=sandboxed_subjects,
+        checks=len(plan),
+        failures=failures,
+    )
