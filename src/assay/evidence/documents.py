@@ -4,7 +4,7 @@ authorization. (The plan is :mod:`assay.evidence.plan`; the scenario is the fixt
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from assay.records import Frozen
 
@@ -42,6 +42,11 @@ class SelfTestReport(Frozen):
     """Subjects with at least one such arm (each runs the known-wrong implementation once)."""
     checks: int
     failures: tuple[SelfTestFailure, ...]
+    engine: dict[str, str] | None = None
+    """The Docker engine and client the checks ran on (``assay.compute.engine.EngineIdentity``);
+    None when no check ran."""
+    policy: dict[str, Any] | None = None
+    """The sandbox runtime policy they ran under (``assay.sandbox.policy.describe``)."""
 
     @property
     def needed(self) -> bool:

@@ -13,6 +13,9 @@ to ``placements.parquet`` beside the rows, never into them. Per cell, in order:
   extraction status as reason: missing evidence, as in the structure stage;
 - the source gate refuses the module → ``status=None``, reason ``gate:<refusal>``: the
   evaluator never accepts it, so it is missing, never ``incorrect``;
+- the live Docker engine/client or sandbox policy differs from the one the plan binds →
+  ``evaluator-failure`` (``plan-engine-mismatch`` / ``plan-policy-mismatch``): missing
+  evidence, never a verdict (:mod:`assay.pipeline.sandbox_runtime`);
 - otherwise the candidate runs in the sandbox against every vector of its task, and the row
   carries the :class:`~assay.sandbox.results.CorrectnessResult` (``correct``, ``incorrect`` or
   ``evaluator-failure``) with its per-case outcomes. Cells with the same source in the same
@@ -26,10 +29,11 @@ and the exception message cut short: local evidence for explaining a verdict, ne
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable, Sequence
 
 from assay import evidence
-from assay.compute import Placed
+from assay.compute import LOCAL, Placed
 from assay.compute.sandbox import evaluate_placed
 from assay.evidence import CandidateRow, CorrectnessRow, CorrectnessVersionRow, PlacementRow
 from assay.evidence.rows import missing_reason
@@ -38,11 +42,17 @@ from assay.fixtures.scenarios import image_kind
 from assay.gate import check_source
 from assay.params import Params
 from assay.pipeline.image import load_pinned
+from assay.pipeline.sandbox_runtime import runtime_mismatch
 from assay.records import CellKey, CorrectnessStatus
 from assay.sandbox.cells import request_for
 from assay.sandbox.parallel import evaluate_many
 from assay.sandbox.policy import policy_version
-from assay.sandbox.results import CorrectnessResult, SandboxRequest, truncated
+from assay.sandbox.results import (
+    CorrectnessResult,
+    SandboxRequest,
+    evaluator_failure,
+    truncated,
+)
 
 
 def _row(
@@ -148,8 +158,9 @@ def placed_correctness_rows(
 
 
 def run(run_id: str, params: Params) -> list[CorrectnessRow]:
+    pinned = evidence.read_plan(run_id).sandbox
     # none pinned when every arm skips correctness (chain)
-    image = evidence.read_plan(run_id).sandbox.get("image_id") or ""
+    image = pinned.get("image_id") or ""
     scenario_name = params.run(run_id).scenario
     kind = image_kind(scenario_name)
     scenario = evidence.read_scenario(scenario_name)
@@ -159,6 +170,17 @@ def run(run_id: str, params: Params) -> list[CorrectnessRow]:
     description = f"correctness {run_id}"
 
     def evaluate(requests: Sequence[SandboxRequest]) -> list[Placed[CorrectnessResult]]:
+        mismatch = runtime_mismatch(pinned) if requests else None
+        if mismatch is not None:
+            reason, detail = mismatch
+            print(
+                f"warning: {run_id}: no cell evaluated ({reason}): {detail}. The plan binds the "
+                "runtime its self-test ran on; to evaluate on this one, re-run the self-test "
+                f"(dvc repro --force pipeline/selftest/dvc.yaml:selftest@{scenario_name}) and "
+                "plan and authorize again",
+                file=sys.stderr,
+            )
+            return [Placed(evaluator_failure(reason), LOCAL) for _ in requests]
         return evaluate_placed(
             requests, compute, image, archive=evidence.image_archive(kind), description=description
         )

@@ -19,7 +19,9 @@ def request_size_measure(profile: ModelProfile) -> Callable[[str], int]:
 
 
 def sandbox_pin(scenario: str) -> dict[str, object]:
-    """The sandbox image the plan pins and the self-test the scenario passed on it.
+    """The sandbox image the plan pins and the self-test the scenario passed on it, with the
+    Docker engine and client and the runtime policy (limits, profiles, deadlines) it passed
+    under: the correctness stage evaluates nothing on another engine or policy.
 
     A scenario none of whose arms runs correctness pins no image: rebuilding the sandbox must
     not change (and so de-authorize) a plan that never uses it.
@@ -43,6 +45,8 @@ def sandbox_pin(scenario: str) -> dict[str, object]:
         "python_version": image.python_version,
         "recipe_digest": image.recipe_digest,
         "selftest_checks": selftest.sandbox.checks,
+        "engine": selftest.sandbox.engine,
+        "policy": selftest.sandbox.policy,
         **known,
     }
 

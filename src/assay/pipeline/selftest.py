@@ -8,7 +8,9 @@ request — follows it.
 - the structural evaluator scores the references as declared, and a chained scenario renders
   every later step from them (:mod:`assay.pipeline.known_answers`).
 
-A scenario none of whose arms runs correctness (chain) starts no container here.
+A scenario none of whose arms runs correctness (chain) starts no container here. Otherwise the
+report records the Docker engine and client and the sandbox runtime policy the checks ran
+under: the plan binds them, and a run evaluated on another engine or policy is missing evidence.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from assay.fixtures.scenarios import image_kind
 from assay.params import Params
 from assay.pipeline.image import load_pinned
 from assay.pipeline.known_answers import check_known_answers
+from assay.pipeline.sandbox_runtime import live_runtime
 from assay.sandbox.results import CorrectnessResult, SandboxRequest
 from assay.sandbox.selftest import run_selftest
 
@@ -49,9 +52,12 @@ def run(scenario_name: str, params: Params) -> ScenarioSelfTest:
         )
         return [result.value for result in placed]
 
+    sandbox = run_selftest(scenario.subjects, image, evaluate=evaluate)
+    if sandbox.needed:
+        sandbox = sandbox.model_copy(update=live_runtime())
     report = ScenarioSelfTest(
         scenario=scenario_name,
-        sandbox=run_selftest(scenario.subjects, image, evaluate=evaluate),
+        sandbox=sandbox,
         known_answers=check_known_answers(scenario, params.analysis.structure_evaluator),
     )
     evidence.write_selftest(scenario_name, report)
