@@ -12,10 +12,11 @@ arm, family, test vector or reference ever reaches a provider.
 from __future__ import annotations
 
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
-from typing import Literal, Protocol
+from typing import Annotated, Literal, Protocol
 
 from pydantic import ConfigDict, Field, model_validator
 
+from assay.providers.realistic.kinds import Deviation
 from assay.records import ExecutionStatus, Frozen
 
 NANO = 1_000_000_000
@@ -82,11 +83,30 @@ class ModelProfile(Money):
     # simulated models only
     follow_rate: float = Field(default=0.8, ge=0, le=1)
     seed: int = 0
-    behaviour: Literal["follower", "reuser", "duplicator"] = "follower"
+    behaviour: Literal["follower", "reuser", "duplicator", "realistic"] = "follower"
     own_step_rate: float = Field(default=0.0, ge=0, le=1)
     """At a chain's later steps, how often the stand-in calls its own latest step instead."""
+    deviations: dict[Deviation, Annotated[float, Field(ge=0, le=1)]] = Field(default_factory=dict)
+    """``behaviour: realistic`` only: how often an answer departs from a clean one, per kind
+    (``assay.providers.realistic.deviations``); at most one per answer, so they sum to 1 at
+    most."""
     # replay only
     replay_ledger: str | None = None
+
+    @model_validator(mode="after")
+    def _deviations_of_the_realistic_stand_in(self) -> ModelProfile:
+        if self.deviations and (self.provider, self.behaviour) != ("simulated", "realistic"):
+            raise ValueError(
+                "deviations are the rates of the simulated model's realistic behaviour: set "
+                "provider: simulated and behaviour: realistic, or remove deviations"
+            )
+        total = sum(self.deviations.values())
+        if total > 1 + 1e-9:
+            raise ValueError(
+                f"deviations sum to {total:.6g}; an answer makes at most one, so they must sum "
+                "to 1 at most"
+            )
+        return self
 
     @model_validator(mode="after")
     def _ceiling_admits_a_request(self) -> ModelProfile:

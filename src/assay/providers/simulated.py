@@ -11,7 +11,8 @@ Markdown as a chat model would. To do that it may read the subjects' declared re
 
 Behaviours: ``follower`` (duplicates with probability ``(1-f) + (2f-1)·pull``, where ``f`` is
 the follow rate and ``pull`` in [0, 1]), ``reuser`` (always reuses), ``duplicator`` (always
-duplicates). ``pull`` is half the inline share of the target's callers plus half the inline
+duplicates), ``realistic`` (the follower's choice answered the way chat models answer, with
+the deviations its profile lists: :mod:`assay.providers.realistic`). ``pull`` is half the inline share of the target's callers plus half the inline
 share of its last three; when the target has no callers (a new, nearly empty module), the
 callers in the other files shown pull half as hard (``DISTANT_PULL``; the file that defines
 the helper is not a caller).
@@ -33,6 +34,11 @@ from collections.abc import Sequence
 
 from assay.fixtures.model import Subject
 from assay.providers.base import ModelProfile, ProviderRequest, ProviderResult, Usage
+from assay.providers.realistic.answer import answer, choose_deviation
+from assay.providers.realistic.code import instruction_parameter
+from assay.providers.realistic.deviations import Task
+from assay.providers.realistic.draws import Draws
+from assay.providers.realistic.reply import Approach, Reply, Setting
 from assay.records import Frozen
 
 NEAR_CALLERS = 3
@@ -192,6 +198,47 @@ class SimulatedProvider:
         follow = self.profile.follow_rate
         return (1 - follow) + (2 * follow - 1) * strength
 
+    def base_answer(self, request: ProviderRequest, entry: AnswerEntry) -> tuple[str, Approach]:
+        """What the follower (or the fixed behaviours) answers: a reference solution, or at a
+        chain's later steps now and then a call of its own latest step."""
+        own_step = latest_own_step(request.prompt)
+        if (
+            own_step is not None
+            and _uniform(self.profile.seed, f"own-step|{request.cell_id}")
+            < self.profile.own_step_rate
+        ):
+            return delegating_answer(entry.reused, own_step), "other"
+        duplicate = _uniform(self.profile.seed, request.cell_id) < self.duplication_probability(
+            request.prompt, entry
+        )
+        if duplicate:
+            return entry.duplicated.strip(), "inline"
+        return entry.reused.strip(), "helper"
+
+    def reply(self, request: ProviderRequest, entry: AnswerEntry) -> Reply:
+        code, approach = self.base_answer(request, entry)
+        if self.profile.behaviour != "realistic":
+            return Reply(f"Here is the function.\n\n```python\n{code}\n```\n")
+        target, _ = shown_files(request.prompt)
+        target = target or "module.py"
+        task = Task(
+            instruction=entry.instruction,
+            helper=entry.helper,
+            helper_module=entry.helper_module,
+            target_module=module_name(target),
+            reused=entry.reused,
+            duplicated=entry.duplicated,
+        )
+        prompt_digest = hashlib.sha256(request.prompt.encode()).hexdigest()
+        draws = Draws(self.profile.seed, f"{request.cell_id}|{prompt_digest}")
+        setting = Setting(
+            helper=entry.helper,
+            target=target,
+            parameter=instruction_parameter(entry.instruction) or "value",
+        )
+        deviation = choose_deviation(self.profile.deviations, draws)
+        return answer(code, approach, task, setting, deviation, draws)
+
     def complete(self, request: ProviderRequest) -> ProviderResult:
         self.calls += 1
         label = f"simulated/{self.profile.behaviour}"
@@ -204,19 +251,8 @@ class SimulatedProvider:
                 served_model=label,
                 served_provider="simulated",
             )
-        own_step = latest_own_step(request.prompt)
-        if (
-            own_step is not None
-            and _uniform(self.profile.seed, f"own-step|{request.cell_id}")
-            < self.profile.own_step_rate
-        ):
-            code = delegating_answer(entry.reused, own_step)
-        else:
-            duplicate = _uniform(self.profile.seed, request.cell_id) < self.duplication_probability(
-                request.prompt, entry
-            )
-            code = (entry.duplicated if duplicate else entry.reused).strip()
-        text = f"Here is the function.\n\n```python\n{code}\n```\n"
+        reply = self.reply(request, entry)
+        text = reply.text
         return ProviderResult(
             status="completed",
             text=text,
@@ -225,5 +261,12 @@ class SimulatedProvider:
             cost_usd=0.0,
             served_model=label,
             served_provider="simulated",
+            finish_reason=reply.finish_reason if self.profile.behaviour == "realistic" else None,
             no_charge_proven=True,
         )
+
+
+def module_name(path: str) -> str:
+    """The dotted module a repository path is imported as (``pkg/mod.py`` → ``pkg.mod``)."""
+    stem = path.removesuffix(".py").removesuffix("/__init__")
+    return stem.replace("/", ".")
