@@ -61,6 +61,7 @@ if TYPE_CHECKING:
         SelfTestReport,
     )
     from assay.evidence.files import (
+        is_simulated,
         load_image_record,
         read_authorization,
         read_calls,
@@ -164,6 +165,7 @@ _MODULES = {
         "SelfTestReport",
     ),
     "files": (
+        "is_simulated",
         "load_image_record",
         "read_authorization",
         "read_calls",

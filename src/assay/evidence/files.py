@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 from pydantic import BaseModel, ValidationError
 
 from assay.digest import canonical_json, sha256_hex
@@ -177,6 +178,18 @@ def read_authorization(run_id: str, data: Path = paths.DATA) -> Authorization:
     return read_json(paths.authorization_file(run_id, data), Authorization)
 
 
+def is_simulated(plan: Plan, data: Path = paths.DATA) -> bool:
+    """A run of the simulated model, or a replay of one (its calls were served by the
+    simulated model): labelled as such in every report and never pooled with real runs."""
+    if plan.model.provider == "simulated":
+        return True
+    calls = CELLS.path(plan.run, data)
+    if plan.model.provider != "replay" or not calls.exists():
+        return False
+    served = pq.read_table(calls, columns=["served_provider"]).column("served_provider")
+    return "simulated" in served.to_pylist()
+
+
 def read_runs(data: Path = paths.DATA) -> list[RunRow]:
     """One row per planned run under ``data``: its plan, and its authorization when decided."""
     rows = []
@@ -190,7 +203,7 @@ def read_runs(data: Path = paths.DATA) -> list[RunRow]:
                 scenario=plan.scenario,
                 model=plan.model.model,
                 provider=plan.model.provider,
-                simulated=plan.model.provider == "simulated",
+                simulated=is_simulated(plan, data),
                 repeats=plan.repeats,
                 arms=plan.arms,
                 reference_arm=plan.reference_arm,

@@ -24,7 +24,7 @@ import pyarrow.parquet as pq
 
 from assay.digest import sha256_hex
 from assay.errors import EvidenceError
-from assay.evidence import CANDIDATES, paths
+from assay.evidence import CANDIDATES, is_simulated, paths
 from assay.evidence.plan import load_plan
 from assay.export import manifest as mf
 from assay.export.report import bundle_report, report_files
@@ -156,7 +156,7 @@ def run_records(data: Path, ledger_root: Path, run: str) -> tuple[dict[str, byte
             run=run,
             scenario=plan.scenario,
             plan_hash=plan.hash,
-            simulated=plan.model.provider == "simulated",
+            simulated=is_simulated(plan, data),
             fixture_sources=plan.fixture_sources,
             image_id=plan.sandbox.get("image_id"),
             tools=plan.tools,
