@@ -17,10 +17,9 @@ from assay.extract import extract_candidate
 from assay.fixtures.scenarios import load_scenario
 from assay.params import load_params
 from assay.plan import cell_id
-from assay.providers.base import ModelProfile, ProviderRequest
+from assay.providers.base import DEVIATIONS, ModelProfile, ProviderRequest
 from assay.providers.realistic.answer import choose_deviation
 from assay.providers.realistic.draws import Draws
-from assay.providers.realistic.kinds import DEVIATIONS
 from assay.providers.simulated import AnswerEntry, SimulatedProvider, answer_book
 from assay.render import render_input
 from assay.structure import score

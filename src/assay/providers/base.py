@@ -12,11 +12,10 @@ arm, family, test vector or reference ever reaches a provider.
 from __future__ import annotations
 
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
-from typing import Annotated, Literal, Protocol
+from typing import Annotated, Literal, Protocol, get_args
 
 from pydantic import ConfigDict, Field, model_validator
 
-from assay.providers.realistic.kinds import Deviation
 from assay.records import ExecutionStatus, Frozen
 
 NANO = 1_000_000_000
@@ -37,6 +36,32 @@ class Money(Frozen):
     """Money parameters are finite: ``inf`` or ``nan`` would disable every comparison."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+
+
+Deviation = Literal[
+    "mixed",
+    "helper-in-branch",
+    "stub",
+    "extra-function",
+    "module-statement",
+    "decorator",
+    "helper-import",
+    "syntax-error",
+    "truncated",
+    "two-versions",
+    "diff-only",
+    "no-return",
+    "tuple-return",
+    "name-typo",
+    "slow",
+    "debug-loop",
+    "memory-hog",
+]
+"""How the realistic simulated model departs from a clean answer (``assay.providers.realistic
+.deviations`` says what each one writes and where it ends), in the order its draw walks them (a
+profile's own key order never matters)."""
+
+DEVIATIONS: tuple[Deviation, ...] = get_args(Deviation)
 
 
 ProviderKind = Literal["simulated", "replay", "openrouter", "openai-compatible", "azure-openai"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from assay.providers.base import DEVIATIONS, Deviation
 from assay.providers.realistic.code import (
     COMMENT,
     REFORMAT,
@@ -16,7 +17,6 @@ from assay.providers.realistic.code import (
 )
 from assay.providers.realistic.deviations import SHAPES, SLIPS, TEXTS, Task
 from assay.providers.realistic.draws import Draws
-from assay.providers.realistic.kinds import DEVIATIONS, Deviation
 from assay.providers.realistic.reply import Approach, Reply, Setting, compose
 
 _APPROACH_AFTER: dict[Deviation, Approach] = {

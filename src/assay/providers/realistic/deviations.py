@@ -41,6 +41,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from assay.providers.base import Deviation
 from assay.providers.realistic.code import (
     add_import,
     copied,
@@ -55,7 +56,6 @@ from assay.providers.realistic.code import (
     statement,
 )
 from assay.providers.realistic.draws import Draws
-from assay.providers.realistic.kinds import Deviation
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from assay.providers.base import Deviation
 from assay.providers.realistic.draws import Draws
-from assay.providers.realistic.kinds import Deviation
 
 Approach = Literal["helper", "inline", "other"]
 """What the prose may say about the code: it calls the helper, it inlines the logic, or
