@@ -5,6 +5,7 @@ per call and repeat but not per run, and the default study's realistic run meets
 from __future__ import annotations
 
 import hashlib
+import re
 import tomllib
 from collections import Counter
 from pathlib import Path
@@ -13,10 +14,14 @@ import pytest
 import yaml
 from pydantic import ValidationError
 
+from assay.execute import Executor
 from assay.extract import extract_candidate
 from assay.fixtures.scenarios import load_scenario
-from assay.params import load_params
-from assay.plan import cell_id
+from assay.ledger import Ledger
+from assay.params import AnalysisPlan, RunSpec, load_params
+from assay.pipeline.execute import ChainRenderer
+from assay.pipeline.render import prompt_rows
+from assay.plan import build_plan, cell_id, request_sizes
 from assay.providers.base import DEVIATIONS, ModelProfile, ProviderRequest
 from assay.providers.realistic.answer import choose_deviation
 from assay.providers.realistic.draws import Draws
@@ -241,3 +246,31 @@ def test_the_default_studys_realistic_run_draws_every_deviation(scenarios):
                         f"that draw every deviation: {good}")  # fmt: skip
         assert drawn["slow"] <= 2, "each slow answer costs the sandbox deadline per case"
         assert drawn[None] >= len(scenario.subjects), "most answers stay clean"
+
+
+def test_a_whole_chain_run_answers_every_step(tmp_path):
+    """Later chain steps show the model's own earlier (varied, sometimes broken) code: every
+    call is still answered, and the own-step answers survive the variations."""
+    scenario = load_scenario("chain", ROOT / "fixtures")
+    rows = {(r.subject, r.arm): r for r in prompt_rows(scenario)}
+    prompts = {key: row.prompt for key, row in rows.items()}
+    profile = ModelProfile(provider="simulated", model="s", behaviour="realistic", seed=4,
+                           own_step_rate=0.5, deviations={name: 0.03 for name in DEVIATIONS})  # fmt: skip
+    plan = build_plan(run_id="chain", run=RunSpec(model="s", scenario="chain", repeats=1),
+                      profile=profile, scenario=scenario, fixture_sources="0" * 64,
+                      prompts=request_sizes(prompts, lambda p: len(p.encode())),
+                      analysis=AnalysisPlan(), tools={})  # fmt: skip
+    provider = SimulatedProvider(profile, answer_book(scenario.subjects))
+    ledger = Ledger.open(tmp_path, plan.run, plan.hash, paid=False)
+    records = Executor(
+        plan, ledger, prompts, lambda: provider, next_prompt=ChainRenderer(rows)
+    ).run()
+    assert {r.status for r in records} <= {"completed", "not-run"}
+    for record in records:  # a chain ends after a step with no code to build the next one on
+        if record.status == "not-run":
+            earlier = [r for r in records if r.cell_id == record.cell_id and r.step < record.step]
+            assert any(extract_candidate(r.text).source is None for r in earlier), record
+    later = [r for r in records if r.step > 1 and r.status == "completed"]
+    assert len(later) > 100
+    own = [r for r in later if re.search(r"return implement_step_\d+\(", r.text or "")]
+    assert own and any(r.text != own[0].text for r in own)

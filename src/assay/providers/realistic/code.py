@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import ast
 import builtins
-import copy
 import io
 import re
 import tokenize
@@ -55,7 +54,7 @@ def leading_imports(module: ast.Module) -> list[ast.stmt]:
     return imports
 
 
-def add_import(module: ast.Module, statement: ast.Import | ast.ImportFrom) -> None:
+def add_import(module: ast.Module, statement: ast.stmt) -> None:
     """Add the import after the leading ones, unless the module holds it already."""
     text = ast.unparse(statement)
     imports = leading_imports(module)
@@ -256,10 +255,6 @@ def double_quoted(source: str) -> str:
         line = lines[row - 1]
         lines[row - 1] = line[:start] + prefix + '"' + body[1:-1] + '"' + line[end:]
     return "".join(lines)
-
-
-def copied(module: ast.Module) -> ast.Module:
-    return copy.deepcopy(module)
 
 
 COMMENT = 0.45

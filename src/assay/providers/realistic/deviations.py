@@ -37,6 +37,7 @@ not the code (:mod:`assay.providers.realistic.reply`).
 from __future__ import annotations
 
 import ast
+import copy
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -44,7 +45,6 @@ from dataclasses import dataclass
 from assay.providers.base import Deviation
 from assay.providers.realistic.code import (
     add_import,
-    copied,
     fresh_name,
     implement_of,
     leading_imports,
@@ -148,8 +148,7 @@ def stub(module: ast.Module, task: Task, draws: Draws) -> ast.Module:
 def extra_function(module: ast.Module, task: Task, draws: Draws) -> ast.Module:
     """The logic moved into a private function that ``implement`` calls."""
     function = implement_of(module)
-    private = copied(ast.Module(body=[function], type_ignores=[])).body[0]
-    assert isinstance(private, ast.FunctionDef)
+    private = copy.deepcopy(function)
     private.name = fresh_name(
         module, draws, "private-name", ("_compute", "_build", "_convert", "_render", "_derive")
     )
