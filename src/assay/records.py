@@ -7,7 +7,7 @@ category.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict
 
@@ -25,6 +25,26 @@ CorrectnessStatus = Literal["correct", "incorrect", "evaluator-failure", "skippe
 scenario declares no correctness run for the arm."""
 
 ORDINAL_CORRECTNESS: tuple[str, ...] = ("incorrect", "correct")
+
+MissingState = Literal["not-run", "excluded", "halted", "no-candidate", "evaluator-failure"]
+"""Why a planned cell has no outcome on a report's scale: the one vocabulary of missing
+evidence. The SQL views (``outcomes.outcome``, ``cell_details.missing``), ``assay show``, the
+page, the scenario tables and the plots all use these words, and every chart gives each its own
+legend entry:
+
+- ``not-run``: never sent (awaiting authorization, a paid run that ended before it, a chain step
+  after a step that held no code);
+- ``excluded``: the plan left it out (a request over the model's size cap);
+- ``halted``: the run was stopping: a provider fault, an unproven charge or the ceiling (the
+  run's report says why it stopped);
+- ``no-candidate``: the model answered, but with no code to score;
+- ``evaluator-failure``: the evaluator could not judge it (sandbox or infrastructure failure).
+
+Off-scale outcomes that are not missing states keep their own words: the structural verdicts
+``ambiguous`` and ``rejected``, correctness ``skipped`` (no correctness run by design) and
+``rejected`` (the source gate refused the candidate)."""
+
+MISSING_STATES: tuple[MissingState, ...] = get_args(MissingState)
 
 ExecutionStatus = Literal[
     "completed",  # the provider answered with a completion

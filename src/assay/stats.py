@@ -12,6 +12,9 @@
   ``duplicated``), *favouring the other* when lower, a tie otherwise. Ties are counted and
   excluded from the test. Fewer complete subjects than the minimum inference set makes the
   comparison descriptive-only (the test is still computed and reported).
+* :func:`holm`: Holm's step-down adjustment of a family of p-values (a run compares its
+  reference arm with several arms; the preregistered test is per arm and unadjusted, so the
+  reports show the adjusted p beside it as a qualifier, never instead of it).
 * :func:`decide`: the one place ``significant`` and ``descriptive_only`` are decided. Every
   result here and every report row comes from it, so nothing says *significant* about a
   comparison below the minimum inference set; a null result with many ties says it is weak
@@ -120,6 +123,19 @@ def sign_test_p(positive: int, negative: int) -> float:
     k = _count(positive, "positive")
     n = k + _count(negative, "negative")
     return 1.0 if n == 0 else float(binomtest(k, n, p=0.5, alternative="two-sided").pvalue)
+
+
+def holm(p_values: Sequence[float | None]) -> list[float | None]:
+    """Holm-adjusted p-values, in the given order; ``None`` (no test) stays ``None`` and is
+    not counted in the family. The k-th smallest of m p-values becomes the running maximum of
+    ``(m - j + 1) * p_(j)`` over j <= k, capped at 1 (R's ``p.adjust(method = "holm")``)."""
+    tested = sorted((p, i) for i, p in enumerate(p_values) if p is not None)
+    adjusted: list[float | None] = [None] * len(p_values)
+    running = 0.0
+    for rank, (p, index) in enumerate(tested):
+        running = max(running, min(1.0, (len(tested) - rank) * p))
+        adjusted[index] = running
+    return adjusted
 
 
 def sign_test(

@@ -11,6 +11,7 @@ from pathlib import Path
 import yaml
 
 from assay.pipeline.report import write_all
+from assay.report.kinds import ABSTRACTION
 from tests.conftest import ROOT, Repo
 from tests.report.browser import render_specs
 from tests.report.evidence import ARMS, write_dose_evidence
@@ -86,3 +87,48 @@ def test_plots_alone_and_under_diff(tmp_path: Path) -> None:
     drawn = _drawn(diff, tmp_path)
     assert drawn["reuse_by_level"]["lines"] == 4, "one line per run and revision, not a zigzag"
     assert drawn["verdicts_by_arm"]["bars"] == len(diff[VERDICTS]["data"]["values"])
+
+
+def test_dvc_plots_show_draws_offline_with_every_missing_state(tmp_path: Path) -> None:
+    """Plain ``dvc plots show``, as the README says, with the repository's configuration: the
+    page it writes draws both plots from the inline template without a single request beyond
+    the file, and the verdict plot's legend has one entry per outcome, missing states too."""
+    from tests.report.browser import DVC_PLOTS_DRAWN, open_page
+    from tests.report.evidence import write_missing_evidence
+
+    repo = _plots_repo(tmp_path / "repo")
+    shutil.copy(ROOT / ".dvc" / "config", repo.path / ".dvc" / "config")
+    data = tmp_path / "data"
+    write_dose_evidence(data)
+    write_missing_evidence(data)
+    write_all(data, repo.path / "data" / "report", repo.path / "reports", None)
+    shown = repo.dvc("plots", "show")
+    index = repo.path / "dvc_plots" / "index.html"
+    assert index.as_uri() in shown.stdout
+    html = index.read_text()
+    assert "cdn.jsdelivr" not in html and "<script src=" not in html
+    with open_page(index, ready=DVC_PLOTS_DRAWN) as page:
+        assert page.console_errors == []
+        assert all(url.startswith("file://") for url in page.requests), page.requests
+        drawn = page.page.evaluate(
+            "() => Object.fromEntries([...document.querySelectorAll('body > div[id]')].map(d => {"
+            " const s = d.querySelector('svg, canvas').getBoundingClientRect();"
+            " const labels = [...d.querySelectorAll('g.role-legend-label text')];"
+            " return [d.id, {area: s.width * s.height, legend: labels.map(t => t.textContent)}]; }))"
+        )
+        assert len(drawn) == 2 and all(d["area"] > 40_000 for d in drawn.values()), drawn
+        (verdicts,) = [d for name, d in drawn.items() if "verdicts" in name]
+        (levels,) = [d for name, d in drawn.items() if "reuse" in name]
+        # the stacked verdicts: the template's whole vocabulary in legend order (no row
+        # dropped for want of a colour); the lines: no run without a scored cell
+        assert verdicts["legend"][:10] == list(ABSTRACTION.outcomes), drawn
+        assert "paid-wait" not in levels["legend"] and "run-a" in levels["legend"], drawn
+        page.screenshot("dvc-plots-show.png")
+    plotted = _shown(repo, "show")[VERDICTS]
+    legend = plotted["spec"]["encoding"]["color"]["scale"]["domain"]
+    assert {r["verdict"] for r in plotted["data"]["values"]} <= set(legend)
+    assert {"not-run", "excluded", "halted", "no-candidate"} <= {
+        r["verdict"] for r in plotted["data"]["values"]
+    }
+    levels = _shown(repo, "show")[REUSE]["data"]["values"]
+    assert [r for r in levels if r["run"] == "paid-wait" and r["reuse_rate"] == ""], levels

@@ -58,8 +58,22 @@ class Page:
         return path
 
 
+CHARTS_DRAWN = (
+    "() => [...document.querySelectorAll('.chart[data-chart]')]"
+    ".every(n => n.querySelector('svg') || n.textContent.startsWith('chart failed'))"
+)
+"""The report page is ready when every chart is drawn (or says why it failed)."""
+DVC_PLOTS_DRAWN = (
+    "() => { const divs = [...document.querySelectorAll('body > div[id]')];"
+    " return divs.length > 0 && divs.every(d => d.querySelector('canvas, svg')); }"
+)
+"""``dvc plots show``'s page is ready when every plot's div holds a drawing."""
+
+
 @contextmanager
-def open_page(html: Path, *, width: int = 1400, height: int = 1000) -> Iterator[Page]:
+def open_page(
+    html: Path, *, width: int = 1400, height: int = 1000, ready: str = CHARTS_DRAWN
+) -> Iterator[Page]:
     executable = require_chromium()
     from playwright.sync_api import sync_playwright
 
@@ -75,11 +89,7 @@ def open_page(html: Path, *, width: int = 1400, height: int = 1000) -> Iterator[
             page.on("pageerror", lambda e: result.console_errors.append(f"pageerror: {e}"))
             page.on("request", lambda r: result.requests.append(r.url))
             page.goto(html.as_uri())
-            page.wait_for_function(
-                "() => [...document.querySelectorAll('.chart[data-chart]')]"
-                ".every(n => n.querySelector('svg') || n.textContent.startsWith('chart failed'))",
-                timeout=60_000,
-            )
+            page.wait_for_function(ready, timeout=60_000)
             yield result
         finally:
             browser.close()

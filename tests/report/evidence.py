@@ -115,3 +115,78 @@ def write_dose_evidence(
         write_records(
             data / "correctness" / run / "correctness.parquet", CorrectnessRow, correctness
         )
+
+
+MISSING_RUNS = ("paid-wait", "mixed-fate")
+"""``paid-wait``: a paid run awaiting authorization (every cell not-run). ``mixed-fate``: a
+real free run where every missing state occurs: at mess-00 one evaluator-failure (correctness)
+among scored cells; at mess-03 an answer without code (no-candidate), the call that halted the
+run (http-429) and two calls after it (budget-halted); at mess-10 cells the plan excluded."""
+
+FATES = {
+    # (subject, arm) of mixed-fate → execution status, reason, extraction, verdict
+    ("s1", "mess-03"): ("completed", None, "no-code", None),
+    ("s2", "mess-03"): ("provider-error", "http-429", "not-executed", None),
+    ("s3", "mess-03"): ("budget-halted", "halted-after: s2/mess-03/r1 step 1 (http-429)",
+                        "not-executed", None),
+}  # fmt: skip
+
+
+def _plan_for(run: str, provider: str) -> Plan:
+    plan = _plan(run).model_dump(by_alias=True)
+    plan["model"] = {"model": f"model-{run}", "provider": provider}
+    return Plan.model_validate(plan)
+
+
+def write_missing_evidence(data: Path, subjects: int = 4) -> None:
+    """Two runs beside :func:`write_dose_evidence`'s, together holding every missing state."""
+    from assay.authorize import Authorization
+
+    for run in MISSING_RUNS:
+        folder = data / "plan" / run
+        folder.mkdir(parents=True)
+        plan = _plan_for(run, "openrouter" if run == "paid-wait" else "openai-compatible")
+        (folder / "plan.json").write_bytes(plan.canonical())
+        (folder / "plan.sha256").write_text(plan.hash + "\n")
+        if run == "paid-wait":
+            (data / "authorize" / run).mkdir(parents=True)
+            awaiting = Authorization(run=run, state="awaiting-authorization", plan_hash=plan.hash,
+                                     cells=subjects * len(ARMS), requests=subjects * len(ARMS),
+                                     worst_case_usd=1.0, reason="paid")  # fmt: skip
+            (data / "authorize" / run / "authorization.json").write_text(awaiting.model_dump_json())
+        calls, candidates, verdicts, correctness = [], [], [], []
+        for s in range(subjects):
+            for arm in ARMS:
+                key = {"run": run, "cell_id": f"s{s}/{arm}/r1", "subject": f"s{s}", "arm": arm,
+                       "repeat": 1, "step": 1}  # fmt: skip
+                if run == "paid-wait":
+                    fate = ("not-run", "awaiting-authorization", "not-executed", None)
+                elif arm == "mess-10":
+                    fate = ("excluded", "request-over-cap: 70000 bytes > 65536", "not-executed", None)  # fmt: skip
+                else:
+                    fate = FATES.get((f"s{s}", arm), ("completed", None, "code", "reused"))
+                status, reason, extracted, verdict = fate
+                source = REUSED if extracted == "code" else None
+                calls.append(CallRecord(**key, status=status, reason=reason,
+                                        halt=reason == "http-429", prompt_digest=f"p{s}{arm}",
+                                        text=source if status == "completed" else None))  # fmt: skip
+                candidates.append(CandidateRow(**key, execution_status=status,
+                                               extract_status=extracted, source=source,
+                                               extraction_version=2))  # fmt: skip
+                missing = extracted if status == "completed" else status
+                verdicts.append(VerdictRow(**key, verdict=verdict,
+                                           reason="helper-call" if verdict else missing,
+                                           evaluator_version=7,
+                                           rule="unconditional_helper_call" if verdict else None))  # fmt: skip
+                failed = (s, arm) == (0, "mess-00") and run == "mixed-fate"
+                correctness.append(CorrectnessRow(
+                    **key, image="sha256:" + "0" * 64,
+                    status=("evaluator-failure" if failed else "correct") if source else None,
+                    reason=("container-start-timeout" if failed else "all-cases-passed") if source else missing,
+                ))  # fmt: skip
+        write_records(data / "execute" / run / "cells.parquet", CallRecord, calls)
+        write_records(data / "extract" / run / "candidates.parquet", CandidateRow, candidates)
+        write_records(data / "structure" / run / "verdicts.parquet", VerdictRow, verdicts)
+        write_records(
+            data / "correctness" / run / "correctness.parquet", CorrectnessRow, correctness
+        )

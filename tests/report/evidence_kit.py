@@ -53,7 +53,7 @@ def write_run(
                         every.append(VerdictRow(
                             run=run, cell_id=f"{subject}/{arm}/r{repeat}", subject=subject,
                             arm=arm, repeat=repeat, step=step, verdict=verdict,
-                            reason="x" if verdict else "missing", evaluator_version=version,
+                            reason="x" if verdict else "no-code", evaluator_version=version,
                         ))  # fmt: skip
     shown = reported if reported is not None else preregistered
     write_records(data / "structure" / run / "versions.parquet", VerdictRow, every)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from assay.report.kinds import ABSTRACTION, CORRECTNESS
 from assay.report.primary import SECONDARY_NOTE, sign_test_rows
 
@@ -29,3 +31,18 @@ def test_correctness_sign_tests_are_descriptive_never_significant() -> None:
     assert secondary["significant"] is None
     assert secondary["note"].startswith("secondary diagnostic (descriptive)")
     assert "not a second confirmatory hypothesis" in SECONDARY_NOTE
+
+
+def test_several_arms_get_a_holm_adjusted_p_beside_the_preregistered_one() -> None:
+    def arm(name: str, p: float) -> dict:
+        return {**ROW, "step": 1, "arm": name, "complete_subjects": 12, "p_value": p}
+
+    rows = sign_test_rows([arm("mess-01", 2 / 4096), arm("mess-03", 0.0386), arm("mess-10", 0.5)])
+    assert [r["p_value"] for r in rows] == [round(2 / 4096, 10), 0.0386, 0.5]  # preregistered
+    assert [r["p_holm"] for r in rows] == pytest.approx([6 / 4096, 0.0772, 0.5])
+    assert [r["significant"] for r in rows] == [True, True, False]  # decided unadjusted
+    assert rows[1]["note"].endswith("; not significant after Holm adjustment over the 3 arms")
+    nothing = sign_test_rows([{**arm("mess-05", 1.0), "complete_subjects": 0}])
+    assert (nothing[0]["p_value"], nothing[0]["p_holm"], nothing[0]["significant"]) == (
+        None, None, None
+    )  # fmt: skip

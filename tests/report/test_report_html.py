@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from assay.pipeline.report import write_all
+from assay.report.provenance import Provenance
 from tests.report.browser import open_page
 from tests.report.evidence import ARMS, write_dose_evidence
 
@@ -88,3 +89,124 @@ def test_assay_show_prints_one_cell_with_its_explanation(tmp_path: Path, capsys)
         assert part in shown, part
     assert main(["show", "run-a", "s3/mess-10/r1", "--data", str(data), "--no-prompt"]) == 0
     assert "## Prompt" not in capsys.readouterr().out
+
+
+def _qualified_study(tmp_path: Path) -> Path:
+    """Evidence that needs every qualifier: a rescoring deviation that removes a significant
+    result, an adjudication, plan exclusions, a halted run, runs awaiting authorization,
+    several arms per run and two real runs of one scenario (an exploratory comparison)."""
+    import yaml
+
+    from tests.report.evidence import write_missing_evidence
+    from tests.report.evidence_kit import write_run
+
+    data = tmp_path / "data"
+    write_dose_evidence(data)
+    write_missing_evidence(data)
+    subjects = [f"t{i:02d}" for i in range(12)]
+    significant = {
+        s: {"clean": ["reused"] * 2, "inconsistent": ["duplicated"] * 2} for s in subjects
+    }
+    tied = {s: {"clean": ["reused"] * 2, "inconsistent": ["reused"] * 2} for s in subjects}
+    write_run(data, "rescored", {7: {1: significant}, 6: {1: tied}}, reported=6)
+    ambiguous = {s: {"clean": ["reused"] * 2, "inconsistent": ["duplicated", "ambiguous"]} for s in subjects}  # fmt: skip
+    write_run(data, "adjudicated", {7: {1: ambiguous}})
+    decisions = tmp_path / "adjudications.yaml"
+    decisions.write_text(yaml.safe_dump([
+        {"run": "adjudicated", "cell_id": f"{s}/inconsistent/r2", "verdict": "duplicated",
+         "rationale": "the helper call is dead code", "adjudicator": "A. Person"}
+        for s in subjects
+    ]))  # fmt: skip
+    built = Provenance(assay_version="0.1.0", commit="c0ffee" + "0" * 34,
+                       commit_date="2026-12-01T15:04:25+00:00", changed=("params.yaml",))  # fmt: skip
+    write_all(data, data / "report", tmp_path / "reports", None, adjudications=decisions,
+              provenance=built)  # fmt: skip
+    return data / "report" / "index.html"
+
+
+def _rows(p) -> list[list[str]]:
+    return p.evaluate(
+        "() => [...document.querySelectorAll('#cell-table tbody tr')]"
+        ".map(tr => [...tr.children].map(td => td.textContent))"
+    )
+
+
+def test_page_carries_every_qualifier_and_its_provenance(tmp_path: Path) -> None:
+    page = _qualified_study(tmp_path)
+    with open_page(page) as browser:
+        p = browser.page
+        assert browser.console_errors == []
+        provenance = p.inner_text("#provenance")
+        assert "assay 0.1.0" in provenance and "commit c0ffee000000 of 2026-12-01" in provenance
+        assert "uncommitted changes to 1 file" in provenance
+        rescored = p.inner_text("#run-rescored")
+        assert (
+            "Deviation from the plan: scored with evaluator v6; the plan preregistered v7"
+            in rescored
+        )
+        assert "v6 changes 24 verdicts of v7 in 12 subjects" in rescored
+        assert "significant under v7 but not under v6" in rescored
+        adjudicated = p.inner_text("#run-adjudicated")
+        assert (
+            "With human adjudication of ambiguous cells (not the preregistered result)"
+            in adjudicated
+        )
+        assert "A. Person" in adjudicated and "12 ambiguous cells" in adjudicated
+        mixed = p.inner_text("#run-mixed-fate")
+        assert "Excluded by the plan: 4 cells at mess-10, never sent (request-over-cap" in mixed
+        assert "Why the run stopped: Halted after call s2/mess-03/r1 step 1 (http-429)" in mixed
+        assert "Awaiting authorization. Nothing was spent" in p.inner_text("#run-paid-wait")
+        several = p.inner_text("#run-run-a")
+        assert "Several arms: each step compares the reference arm with 2 arms" in several
+        assert "p_holm" in p.inner_text("#tests-run-a + table")
+        p.click("#subjects-run-a > summary")
+        medians = p.inner_text("#subjects-run-a")
+        assert "s0" in medians and "reused" in medians and "duplicated" in medians
+        assert "Cross-model comparison (exploratory)" in p.inner_text("#scenarios")
+        assert "`" not in p.inner_text("main"), "Markdown left in the page"
+        browser.screenshot("qualifiers.png")
+
+
+def test_every_number_links_to_the_cells_behind_it_and_a_subject_pairs_its_arms(
+    tmp_path: Path,
+) -> None:
+    page = _qualified_study(tmp_path)
+    with open_page(page) as browser:
+        p = browser.page
+        # headline: completed calls of run-a
+        p.click("#headline a[href='#cells?run=run-a&status=completed']")
+        rows = _rows(p)
+        assert len(rows) == 12 and {(r[0], r[5]) for r in rows} == {("run-a", "completed")}
+        assert "run = run-a, status = completed" in p.inner_text("#linked-filter")
+        # scenario table: the two halted cells of mixed-fate at mess-03
+        p.goto(page.as_uri())
+        p.click("#scenario-dose ~ table a:text('2 halted')")
+        rows = _rows(p)
+        assert [(r[0], r[2], r[6]) for r in rows] == [("mixed-fate", "mess-03", "halted")] * 2
+        # a sign test's subjects favouring the reference: only those subjects, both arms
+        p.goto(page.as_uri())
+        link = p.locator("#tests-run-a + table tbody tr").nth(1).locator("td").nth(5).locator("a")
+        favouring = int(link.inner_text())
+        link.click()
+        rows = _rows(p)
+        assert len(rows) == 2 * favouring and {r[2] for r in rows} == {"mess-00", "mess-10"}
+        # the paired view: every arm of one subject side by side
+        p.goto(page.as_uri())
+        p.click("#subjects-run-a > summary")
+        p.click("#subjects-run-a a.paired:text('s3')")
+        p.wait_for_selector("#paired-table")
+        table = p.inner_text("#paired-table")
+        for part in (
+            "mess-00 (reference)",
+            "mess-03",
+            "mess-10",
+            "lower median",
+            "against mess-00",
+        ):
+            assert part in table, part
+        assert p.locator("#subject .arms-grid pre.source").count() == 3
+        p.locator("#paired-table a").first.click()
+        p.wait_for_selector("#explanation")
+        assert "run-a · s3/mess-00/r1 · step 1" in p.inner_text("#cell-detail")
+        browser.screenshot("paired-view.png")
+        assert browser.console_errors == []

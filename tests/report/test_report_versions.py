@@ -238,3 +238,50 @@ def test_runs_with_different_repeats_do_not_compare(tmp_path: Path) -> None:
     write_run(tmp_path, "b", {7: {1: _table("reused", "reused", repeats=1)}})
     with pytest.raises(CompareError, match="only over equal repeats"):
         compare_runs(connect(tmp_path), "a", "b")
+
+
+def test_cross_model_counts_leave_out_a_subject_with_unscored_cells(tmp_path: Path) -> None:
+    first = _counts_table([2] * 11)
+    second = _counts_table([1] * 11)
+    first["s00"]["clean"] = ["ambiguous", "ambiguous"]  # nothing scored: not "0 reused"
+    second["s01"]["clean"] = ["reused", "rejected"]
+    write_run(tmp_path, "a", {7: {1: first}}, arms=("clean",), model="sol")
+    write_run(tmp_path, "b", {7: {1: second}}, arms=("clean",), model="haiku")
+    comparison = compare_runs(connect(tmp_path), "a", "b")
+    (test,) = comparison["tests"]
+    assert (test["subjects"], test["left_out"]) == (9, ["s00", "s01"])
+    assert (test["first_more"], test["second_more"]) == (9, 0)
+    assert comparison["unscored"] == {"a": {"ambiguous": 2}, "b": {"rejected": 1}}
+    assert "2 subjects left out, not scored in both" in sentence(comparison, test)
+
+
+def test_compare_refuses_simulated_against_real_and_a_side_with_nothing_scored(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from assay.cli import main
+
+    write_run(tmp_path, "sim", {7: {1: _table("reused", "duplicated")}}, provider="simulated")
+    write_run(tmp_path, "real", {7: {1: _table("reused", "duplicated")}})
+    write_run(tmp_path, "waiting", {7: {1: _table(None, None)}})
+    for first, second, message in (
+        ("sim", "real", "sim is simulated and real is not: simulated results are never compared"),
+        ("real", "waiting", ("no subject is scored in both real and waiting, so nothing compares: "
+                            "waiting has 44 no-candidate unscored")),
+    ):  # fmt: skip
+        with pytest.raises(SystemExit) as refused:
+            main(["compare", first, second, "--data", str(tmp_path)])
+        err = capsys.readouterr().err
+        assert refused.value.code == 2 and message in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_comparison_of_simulated_runs_says_so(tmp_path: Path) -> None:
+    from assay.report.compare import render_comparison_markdown
+    from assay.report.primary import SIMULATED_BANNER
+
+    for run in ("a", "b"):
+        write_run(tmp_path, run, {7: {1: _table("reused", "duplicated")}}, provider="simulated")
+    comparison = compare_runs(connect(tmp_path), "a", "b")
+    assert comparison["simulated"] is True
+    assert render_comparison_markdown(comparison).startswith(
+        "# Cross-model comparison (exploratory): a against b\n\n" + SIMULATED_BANNER
+    )

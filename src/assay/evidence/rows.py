@@ -12,6 +12,7 @@ from assay.records import (
     ExecutionStatus,
     ExtractStatus,
     Frozen,
+    MissingState,
     Verdict,
 )
 
@@ -94,6 +95,32 @@ class CandidateRow(CellKey):
 def missing_reason(execution_status: str, extract_status: str) -> str:
     """Why a call has no candidate: the execution status, else (completed) the extraction's."""
     return extract_status if execution_status == "completed" else execution_status
+
+
+MISSING_STATE_OF: dict[str, MissingState] = {
+    "not-run": "not-run",
+    "not-executed": "not-run",
+    "excluded": "excluded",
+    "budget-halted": "halted",
+    "provider-error": "halted",
+    "identity-mismatch": "halted",
+    "interrupted": "halted",
+    "no-code": "no-candidate",
+    "ambiguous-extraction": "no-candidate",
+    "evaluator-failure": "evaluator-failure",
+}
+"""The missing state of every :func:`missing_reason` (an execution status other than
+``completed``, or an extraction status other than ``code``) and of the correctness status
+``evaluator-failure``. The report's SQL has it as the macro ``missing_state(reason)``."""
+
+
+def missing_state(reason: str) -> MissingState:
+    """The :data:`~assay.records.MissingState` of a cell that has no value, from its
+    :func:`missing_reason` (or the correctness status ``evaluator-failure``)."""
+    try:
+        return MISSING_STATE_OF[reason]
+    except KeyError:
+        raise ValueError(f"no missing state for reason {reason!r}") from None
 
 
 class VerdictRow(CellKey):

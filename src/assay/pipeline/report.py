@@ -24,8 +24,10 @@ from assay.report.compare import scenario_comparisons
 from assay.report.costs import build_costs, write_costs
 from assay.report.database import connect
 from assay.report.headline import headlines
-from assay.report.html import page_context, write_page
+from assay.report.html import page_context, write_dvc_plots_template, write_page
 from assay.report.primary import build_all, write_reports
+from assay.report.provenance import Provenance
+from assay.report.provenance import provenance as find_provenance
 from assay.report.rescore import build_rescore_reports, write_rescore_reports
 from assay.report.rescore import headlines as rescore_headlines
 from assay.report.scenarios import build_scenario_reports, write_scenario_reports
@@ -44,6 +46,7 @@ OUTPUTS = tuple(
                 "codebase_sets.json",
                 "codebase_sets.md",
                 "index.html",
+                "dvc_plots_template.html",
             )
         ),
         evidence.TRACKED_RESULTS / "metrics.json",
@@ -83,6 +86,7 @@ def run(params: Params) -> None:
         cost_runs=params.report.cost_runs,
         profiles={name: spec.model for name, spec in params.runs.items()},
         adjudications=Path(params.report.adjudications),
+        provenance=find_provenance(Path.cwd()),
     )
 
 
@@ -95,11 +99,13 @@ def write_all(
     cost_runs: CostRuns | None = None,
     profiles: dict[str, str] | None = None,
     adjudications: Path | None = None,
+    provenance: Provenance | None = None,
 ) -> None:
     """Every report of the evidence under ``data``: reports and page into ``out``, the
     headline metrics and plot data into ``tracked``. ``cost_runs`` scopes the duplication-cost
     report (simulated runs left out unless asked); ``adjudications`` is the human decisions
-    file, reported beside (never inside) the preregistered result."""
+    file, reported beside (never inside) the preregistered result; ``provenance`` what the page
+    says it was built from (by default, the git repository holding ``data``)."""
     with progress(len(STEPS), "report", unit="step") as bar:
         con = connect(data)
         bar.update()
@@ -133,7 +139,14 @@ def write_all(
         cells = cell_records(con)
         bar.update()
         heads = headlines(reports)
-        write_page(page_context(reports, scenario_reports, codebase_sets, costs, heads, cells), out)
+        built_from = (
+            provenance if provenance is not None else find_provenance(data.resolve().parent)
+        )
+        context = page_context(
+            reports, scenario_reports, codebase_sets, costs, heads, cells, built_from, rescored
+        )
+        write_page(context, out)
+        write_dvc_plots_template(out)
         bar.update()
     tracked.mkdir(parents=True, exist_ok=True)
     (tracked / "metrics.json").write_text(json.dumps(heads, indent=2, sort_keys=True) + "\n")
@@ -145,6 +158,6 @@ def write_all(
     )
     _write_csv(
         plots / "reuse_by_level.csv",
-        ["scenario", "run", "arm", "level", "reuse_rate", "reused", "cells"],
+        ["scenario", "run", "arm", "level", "reuse_rate", "reused", "scored", "cells"],
         reuse_curve_rows(scenario_reports),
     )

@@ -14,8 +14,8 @@ import duckdb
 from assay.structure.explain import RULE_TEXT
 
 SUMMARY_COLUMNS = (
-    "run", "cell_id", "subject", "arm", "repeat", "step", "status", "verdict", "verdict_reason",
-    "correctness", "cost_usd",
+    "run", "cell_id", "subject", "arm", "repeat", "step", "status", "outcome", "verdict_reason",
+    "correctness_outcome", "cost_usd",
 )  # fmt: skip
 """The browser table's columns, in order."""
 
@@ -109,6 +109,9 @@ def cell_records(
                 "scenario": row["scenario"],
                 "model": row["model"],
                 "simulated": row["simulated"],
+                "verdict": row["verdict"],
+                "missing": row["missing"],
+                "correctness": row["correctness"],
                 "status_reason": row["status_reason"],
                 "detail": row["detail"],
                 "reservation_usd": row["reservation_usd"],
@@ -139,6 +142,13 @@ def _block(title: str, text: str | None, numbered: bool = False) -> list[str]:
     return [f"## {title}", *("  " + line for line in lines), ""]
 
 
+def _verdict_line(r: dict[str, Any]) -> str:
+    if r["verdict"] is not None:
+        return f"## Verdict: {r['verdict']} ({r['verdict_reason']}), evaluator v{r['evaluator_version']}"
+    why = r["status_reason"] or r["verdict_reason"]
+    return f"## Verdict: none, {r['missing']} ({why})"
+
+
 def render_text(record: dict[str, Any], *, prompt: bool = True) -> str:
     """One cell for the terminal: the same content as the cell page of the HTML report."""
     r = record
@@ -155,10 +165,7 @@ def render_text(record: dict[str, Any], *, prompt: bool = True) -> str:
         + (f", cost ${r['cost_usd']:.6f}" if r["cost_usd"] is not None else "")
         + f", reserved ${r['reservation_usd']:.4f}",
         "",
-        (
-            f"## Verdict: {r['verdict'] or 'missing'} ({r['verdict_reason']}), evaluator "
-            f"v{r['evaluator_version']}"
-        ),
+        _verdict_line(r),
         f"  decided by: {e['rule'] or '-'}: {e['rule_text']}",
         f"  helper {e['helper']}: "
         + (
@@ -174,7 +181,7 @@ def render_text(record: dict[str, Any], *, prompt: bool = True) -> str:
         )
     head.append("")
     correctness = [
-        f"## Correctness (secondary): {r['correctness'] or 'missing'} ({r['correctness_reason']})"
+        f"## Correctness (secondary): {r['correctness_outcome']} ({r['correctness_reason']})"
     ]
     for case in r["cases"]:
         line = f"  case {case['index']}: {case['outcome']}  input {case['input']}  expected {case['expected']}"

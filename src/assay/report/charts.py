@@ -11,12 +11,30 @@ from typing import Any
 
 import altair as alt
 
+from assay.report.kinds import ABSTRACTION, CORRECTNESS
 from assay.report.scenarios import arm_level
 
-VERDICT_ORDER = ["reused", "mixed", "duplicated", "ambiguous", "rejected", "missing", "skipped"]
-VERDICT_COLOURS = ["#1b7837", "#a6dba0", "#c2a5cf", "#bababa", "#762a83", "#f4a582", "#e0e0e0"]
-CORRECTNESS_ORDER = ["correct", "incorrect", "missing", "skipped"]
-CORRECTNESS_COLOURS = ["#2166ac", "#b2182b", "#f4a582", "#e0e0e0"]
+OUTCOME_COLOURS = {
+    # the abstraction scale, top first, and the off-scale verdicts
+    "reused": "#1b7837",
+    "mixed": "#a6dba0",
+    "duplicated": "#c2a5cf",
+    "ambiguous": "#bababa",
+    "rejected": "#762a83",
+    # the correctness scale, and correctness that does not run by design
+    "correct": "#2166ac",
+    "incorrect": "#b2182b",
+    "skipped": "#e0e0e0",
+    # the missing states (assay.records.MissingState): warm, one each
+    "not-run": "#fee08b",
+    "excluded": "#fdae61",
+    "halted": "#4d4d4d",
+    "no-candidate": "#f46d43",
+    "evaluator-failure": "#8c510a",
+}
+"""One colour per outcome, the same in every chart (and in ``.dvc/plots`` templates)."""
+VERDICT_ORDER = list(ABSTRACTION.outcomes)
+CORRECTNESS_ORDER = list(CORRECTNESS.outcomes)
 WIDTH = 520
 
 
@@ -39,7 +57,7 @@ def reuse_curve_rows(scenario_reports: dict[str, dict[str, Any]]) -> list[dict[s
         runs = {r["run"]: r for r in report["runs"]}
         for arm, per_run in report["steps"].get("1", {}).get("cells", {}).items():
             for run, counts in sorted(per_run.items()):
-                total = sum(counts.values())
+                scored = counts["scored"]
                 rows.append(
                     {
                         "scenario": scenario,
@@ -48,51 +66,73 @@ def reuse_curve_rows(scenario_reports: dict[str, dict[str, Any]]) -> list[dict[s
                         "arm": arm,
                         "level": levels[arm],
                         "reused": counts["reused"],
-                        "cells": total,
-                        "reuse_rate": round(counts["reused"] / total, 4) if total else None,
+                        "scored": scored,
+                        "cells": scored + sum(counts["unscored"].values()),
+                        "reuse_rate": round(counts["reused"] / scored, 4) if scored else None,
                     }
                 )
     return sorted(rows, key=lambda r: (r["scenario"], r["series"], r["level"]))
 
 
 def reuse_curves(rows: list[dict[str, Any]], arms: dict[str, list[str]]) -> dict[str, Any] | None:
-    """One panel per scenario, its arms in the scenario's declared order (the seed's grid)."""
-    if not rows:
-        return None
+    """One panel per scenario, its arms in the scenario's declared order (the seed's grid). A
+    level without a scored cell has no point (missing is never drawn as zero), and a scenario
+    without one has no panel."""
+    drawn = [row for row in rows if row["reuse_rate"] is not None]
     panels = []
-    for scenario in sorted({row["scenario"] for row in rows}):
-        values = [row for row in rows if row["scenario"] == scenario]
+    for scenario in sorted({row["scenario"] for row in drawn}):
+        values = [r for r in drawn if r["scenario"] == scenario]
         panels.append(
             alt.Chart(alt.Data(values=values), title=scenario)
             .mark_line(point=True)
             .encode(
                 x=alt.X("arm:O", sort=arms[scenario], title="arm (mess level / placement)"),
                 y=alt.Y(
-                    "reuse_rate:Q", title="reused cells / cells", scale=alt.Scale(domain=[0, 1])
+                    "reuse_rate:Q", title="reused / scored cells", scale=alt.Scale(domain=[0, 1])
                 ),
                 color=alt.Color(
                     "series:N",
                     title="model (run)",
                     legend=alt.Legend(orient="bottom", labelLimit=480, columns=1),
                 ),
-                tooltip=["series:N", "arm:N", "level:Q", "reused:Q", "cells:Q", "reuse_rate:Q"],
+                tooltip=[
+                    "series:N",
+                    "arm:N",
+                    "level:Q",
+                    "reused:Q",
+                    "scored:Q",
+                    "cells:Q",
+                    "reuse_rate:Q",
+                ],
             )
             .properties(width=WIDTH // 2, height=220)
         )
-    return _spec(alt.hconcat(*panels))
+    return _spec(alt.hconcat(*panels)) if panels else None
 
 
 def outcome_rows(reports: dict[str, dict[str, Any]], step: int = 1) -> list[dict[str, Any]]:
+    """Cells per run, arm and outcome at ``step``: every outcome, the missing states included
+    (a cell is never left out, so every bar is as long as the arm's cells)."""
     return [
         {"run": name, "arm": row["arm"], "outcome": row["outcome"], "cells": row["cells"]}
         for name, report in sorted(reports.items())
         for row in report["outcome_counts"]
-        if row["step"] == step and row["outcome"] is not None  # None: never executed
+        if row["step"] == step
     ]
 
 
+def outcome_scale(rows: list[dict[str, Any]], order: list[str]) -> alt.Scale:
+    """The outcomes present, in legend order, each with its colour: one legend entry each."""
+    present = {row["outcome"] for row in rows}
+    unknown = present - set(order)
+    if unknown:
+        raise ValueError(f"outcomes without a legend entry: {sorted(unknown)}")
+    domain = [outcome for outcome in order if outcome in present]
+    return alt.Scale(domain=domain, range=[OUTCOME_COLOURS[o] for o in domain])
+
+
 def outcomes_by_arm(
-    rows: list[dict[str, Any]], order: list[str], colours: list[str], title: str
+    rows: list[dict[str, Any]], order: list[str], title: str
 ) -> dict[str, Any] | None:
     if not rows:
         return None
@@ -102,7 +142,7 @@ def outcomes_by_arm(
         .encode(
             y=alt.Y("arm:N", title=None, sort=None),
             x=alt.X("cells:Q", title="cells", stack="zero"),
-            color=alt.Color("outcome:N", title=title, scale=alt.Scale(domain=order, range=colours)),
+            color=alt.Color("outcome:N", title=title, scale=outcome_scale(rows, order)),
             order=alt.Order("order:Q"),
             tooltip=["run:N", "arm:N", "outcome:N", "cells:Q"],
         )
@@ -117,21 +157,24 @@ def outcomes_by_arm(
 
 
 def chain_rows(reports: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """Reuse rate per chain step and arm over the scored cells; a step and arm without a
+    scored cell has no row (no point drawn)."""
     rows = []
     for name, report in sorted(reports.items()):
         steps = {row["step"] for row in report["outcome_counts"]}
         if len(steps) < 2:
             continue
-        totals: dict[tuple[int, str], int] = {}
+        scored: dict[tuple[int, str], int] = {}
         reused: dict[tuple[int, str], int] = {}
         for row in report["outcome_counts"]:
             key = (row["step"], row["arm"])
-            totals[key] = totals.get(key, 0) + row["cells"]
+            if row["outcome"] in ABSTRACTION.scale:
+                scored[key] = scored.get(key, 0) + row["cells"]
             if row["outcome"] == "reused":
                 reused[key] = row["cells"]
-        for (step, arm), total in sorted(totals.items()):
+        for (step, arm), total in sorted(scored.items()):
             rows.append({"run": name, "step": step, "arm": arm, "reused": reused.get((step, arm), 0),
-                         "cells": total, "reuse_rate": round(reused.get((step, arm), 0) / total, 4)})  # fmt: skip
+                         "scored": total, "reuse_rate": round(reused.get((step, arm), 0) / total, 4)})  # fmt: skip
     return rows
 
 
@@ -143,9 +186,9 @@ def chain_steps(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
         .mark_line(point=True)
         .encode(
             x=alt.X("step:O", title="chain step"),
-            y=alt.Y("reuse_rate:Q", title="reused cells / cells", scale=alt.Scale(domain=[0, 1])),
+            y=alt.Y("reuse_rate:Q", title="reused / scored cells", scale=alt.Scale(domain=[0, 1])),
             color=alt.Color("arm:N"),
-            tooltip=["run:N", "step:O", "arm:N", "reused:Q", "cells:Q"],
+            tooltip=["run:N", "step:O", "arm:N", "reused:Q", "scored:Q"],
         )
         .properties(width=WIDTH // 2, height=200)
     )
@@ -176,7 +219,10 @@ def duplication_cost(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
             y=alt.Y("mean_delta:Q", title="mean change per output"),
             color=alt.Color(
                 "verdict:N",
-                scale=alt.Scale(domain=VERDICT_ORDER[:3], range=VERDICT_COLOURS[:3]),
+                scale=alt.Scale(
+                    domain=list(ABSTRACTION.scale),
+                    range=[OUTCOME_COLOURS[v] for v in ABSTRACTION.scale],
+                ),
                 legend=None,
             ),
             tooltip=["metric:N", "verdict:N", "mean_delta:Q", "outputs:Q"],

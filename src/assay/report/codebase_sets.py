@@ -47,12 +47,16 @@ def build_codebase_sets(scenario_reports: dict[str, dict[str, Any]]) -> dict[str
                     simulated.add(run["model"])
                 clean = _arm_counts(step, reference, run["run"])
                 messy = _arm_counts(step, other, run["run"])
+                sides = (clean, messy)
                 by_model.setdefault(run["model"], []).append(
                     {
                         "run": run["run"],
                         "arms": [reference, other],
-                        "reused": [c["reused"] if c else None for c in (clean, messy)],
-                        "per_arm": sum(clean.values()) if clean else 0,
+                        "reused": [c["reused"] if c and c["scored"] else None for c in sides],
+                        "unscored": [sum(c["unscored"].values()) if c else 0 for c in sides],
+                        "per_arm": clean["scored"] + sum(clean["unscored"].values())
+                        if clean
+                        else 0,
                     }
                 )
         rows.append({"scenario": scenario, "variant": variant, "runs": by_model})
@@ -72,8 +76,11 @@ def cell_text(runs: list[dict[str, Any]], run_label: str = "`{}`") -> str:
         return "—"
     texts = []
     for run in runs:
-        clean, messy = (str(n) if n is not None else "–" for n in run["reused"])
+        clean, messy = (str(n) if n is not None else "—" for n in run["reused"])
         text = f"{clean} / {messy} of {run['per_arm']}"
+        unscored = [str(n) for n in run["unscored"]]
+        if any(run["unscored"]):
+            text += f" ({' / '.join(unscored)} unscored)"
         texts.append(text + (f" ({run_label.format(run['run'])})" if len(runs) > 1 else ""))
     return "; ".join(texts)
 
@@ -95,7 +102,8 @@ def render_codebase_sets_markdown(report: dict[str, Any]) -> str:
         return "\n".join(parts)
     parts.append(
         "Cells that reused the helper at step 1, clean arm / inconsistent arm, out of the cells "
-        "per arm (subjects × repeats); — where a model has no run of that variant. The scenario "
+        "per arm (subjects × repeats), with the unscored ones (ambiguous, rejected or missing) "
+        "counted beside; — where a model has no run of that variant or no scored cell. The scenario "
         "reports (`scenarios/codebase*.md`) hold the mixed, duplicated and missing cells, the "
         "subjects and the sign tests.\n"
     )

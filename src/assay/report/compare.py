@@ -2,9 +2,15 @@
 
 Per subject, the cells that reused the helper in each run (the seed's "Sol reused in more cells
 than Haiku on 6 of 11 subjects and in fewer on none, sign test p = 0.03"), and the exact sign
-test over the subjects where the counts differ. Cells without a scored verdict do not count as
-reuse; their number is shown beside each count. The study did not plan this comparison, so it
-is labelled exploratory and never called significant.
+test over the subjects where the counts differ. A subject is compared only where every one of
+its cells is scored (duplicated, mixed or reused) in both runs, as the primary test compares
+complete subjects only: an unscored cell (ambiguous, rejected, or a missing state) is never
+counted as "not reused". The subjects left out are counted, with their unscored outcomes.
+
+Two runs compare only when they are of one scenario and repeats, both simulated or both real,
+and at least one subject is scored in both. The study did not plan this comparison, so it is
+labelled exploratory and never called significant; a comparison of simulated runs says
+SIMULATED MODEL.
 """
 
 from __future__ import annotations
@@ -15,7 +21,8 @@ from typing import Any
 import duckdb
 
 from assay.errors import InputError
-from assay.report.primary import rows_of
+from assay.report.kinds import ABSTRACTION
+from assay.report.primary import SIMULATED_BANNER, rows_of
 from assay.stats import sign_test_p
 
 EXPLORATORY = "exploratory: a comparison the study did not preregister; not a confirmatory test"
@@ -23,48 +30,85 @@ EXPLORATORY = "exploratory: a comparison the study did not preregister; not a co
 
 class CompareError(InputError):
     """The two runs cannot be compared (unknown, the same run, different scenarios or
-    different numbers of repeats)."""
+    repeats, simulated against real, or no subject scored in both)."""
 
 
-def _counts(con: duckdb.DuckDBPyConnection, run: str) -> dict[tuple[int, str, str], dict[str, int]]:
+Counts = dict[tuple[int, str, str], dict[str, Any]]
+"""``(step, arm, subject)`` → reused and scored cells, and the unscored outcomes by name."""
+
+
+def _counts(con: duckdb.DuckDBPyConnection, run: str) -> Counts:
     rows = con.execute(
-        "SELECT step, arm, subject, count(*) FILTER (WHERE outcome = 'reused') AS reused, "
-        "count(ord) AS scored, count(*) AS cells FROM outcomes WHERE run = ? GROUP BY ALL",
+        "SELECT step, arm, subject, outcome, count(*) FROM outcomes WHERE run = ? GROUP BY ALL",
         [run],
     ).fetchall()
-    return {(s, a, subj): {"reused": r, "scored": sc, "cells": c} for s, a, subj, r, sc, c in rows}
+    counts: Counts = {}
+    for step, arm, subject, outcome, cells in rows:
+        entry = counts.setdefault(
+            (step, arm, subject), {"reused": 0, "scored": 0, "cells": 0, "unscored": {}}
+        )
+        entry["cells"] += cells
+        if outcome in ABSTRACTION.scale:
+            entry["scored"] += cells
+            entry["reused"] += cells if outcome == "reused" else 0
+        else:
+            entry["unscored"][outcome] = entry["unscored"].get(outcome, 0) + cells
+    return counts
 
 
-def compare_runs(con: duckdb.DuckDBPyConnection, first: str, second: str) -> dict[str, Any]:
-    """Every arm and step of two runs of one scenario, subject by subject."""
-    runs = {r["run"]: r for r in rows_of(con, "SELECT * FROM runs")}
+def _unscored(counts: Counts) -> dict[str, int]:
+    total: dict[str, int] = {}
+    for entry in counts.values():
+        for outcome, cells in entry["unscored"].items():
+            total[outcome] = total.get(outcome, 0) + cells
+    order = ABSTRACTION.outcomes
+    return dict(sorted(total.items(), key=lambda item: order.index(item[0])))
+
+
+def _check_comparable(runs: dict[str, dict[str, Any]], first: str, second: str) -> None:
     for name in (first, second):
         if name not in runs:
             raise CompareError(f"no run {name!r} (planned runs: {', '.join(sorted(runs))})")
     if first == second:
         raise CompareError("compare two different runs")
-    if runs[first]["scenario"] != runs[second]["scenario"]:
+    a, b = runs[first], runs[second]
+    if a["scenario"] != b["scenario"]:
         raise CompareError(
-            f"{first} is scenario {runs[first]['scenario']!r} and {second} is "
-            f"{runs[second]['scenario']!r}: only runs of the same scenario compare"
+            f"{first} is scenario {a['scenario']!r} and {second} is {b['scenario']!r}: only "
+            "runs of the same scenario compare"
         )
-    if runs[first]["repeats"] != runs[second]["repeats"]:
+    if a["repeats"] != b["repeats"]:
         raise CompareError(
-            f"{first} has {runs[first]['repeats']} repeats and {second} "
-            f"{runs[second]['repeats']}: reuse counts compare only over equal repeats"
+            f"{first} has {a['repeats']} repeats and {second} {b['repeats']}: reuse counts "
+            "compare only over equal repeats"
         )
+    if a["simulated"] != b["simulated"]:
+        simulated, real = (first, second) if a["simulated"] else (second, first)
+        raise CompareError(
+            f"{simulated} is simulated and {real} is not: simulated results are never compared "
+            "with (or pooled with) a real model's"
+        )
+
+
+def compare_runs(con: duckdb.DuckDBPyConnection, first: str, second: str) -> dict[str, Any]:
+    """Every arm and step of two runs of one scenario, subject by subject."""
+    runs = {r["run"]: r for r in rows_of(con, "SELECT * FROM runs")}
+    _check_comparable(runs, first, second)
     a, b = _counts(con, first), _counts(con, second)
+    repeats = runs[first]["repeats"]
     tests = []
     for step, arm in sorted({(s, arm) for s, arm, _ in a} | {(s, arm) for s, arm, _ in b}):
         subjects = sorted({subj for s, x, subj in (*a, *b) if (s, x) == (step, arm)})
         detail: list[dict[str, Any]] = []
+        left_out: list[str] = []
         for subject in subjects:
-            ca = a.get((step, arm, subject), {"reused": 0, "scored": 0, "cells": 0})
-            cb = b.get((step, arm, subject), {"reused": 0, "scored": 0, "cells": 0})
+            ca, cb = a.get((step, arm, subject)), b.get((step, arm, subject))
+            if ca is None or cb is None or ca["scored"] < repeats or cb["scored"] < repeats:
+                left_out.append(subject)
+                continue
             diff = ca["reused"] - cb["reused"]
             detail.append({"subject": subject, "first_reused": ca["reused"],
-                           "first_scored": ca["scored"], "second_reused": cb["reused"],
-                           "second_scored": cb["scored"],
+                           "second_reused": cb["reused"],
                            "direction": "first" if diff > 0 else "second" if diff < 0 else "equal"})  # fmt: skip
         more = [d["direction"] for d in detail].count("first")
         fewer = [d["direction"] for d in detail].count("second")
@@ -73,69 +117,105 @@ def compare_runs(con: duckdb.DuckDBPyConnection, first: str, second: str) -> dic
                 "step": step,
                 "arm": arm,
                 "subjects": len(detail),
+                "left_out": left_out,
                 "first_more": more,
                 "second_more": fewer,
                 "equal": len(detail) - more - fewer,
                 "first_reused_cells": sum(d["first_reused"] for d in detail),
                 "second_reused_cells": sum(d["second_reused"] for d in detail),
-                "p_value": round(sign_test_p(more, fewer), 10),
+                "p_value": round(sign_test_p(more, fewer), 10) if detail else None,
                 "subjects_detail": detail,
             }
+        )
+    unscored = {first: _unscored(a), second: _unscored(b)}
+    if not any(t["subjects"] for t in tests):
+        raise CompareError(
+            f"no subject is scored in both {first} and {second}, so nothing compares: "
+            + "; ".join(
+                f"{name} has {_outcome_text(cells) or 'no cell'} unscored"
+                for name, cells in unscored.items()
+                if cells
+            )
         )
     return {
         "report": "model-comparison",
         "exploratory": True,
+        "simulated": bool(runs[first]["simulated"]),
         "note": EXPLORATORY,
         "scenario": runs[first]["scenario"],
         "first": {k: runs[first][k] for k in ("run", "model", "simulated")},
         "second": {k: runs[second][k] for k in ("run", "model", "simulated")},
+        "unscored": unscored,
         "tests": tests,
     }
+
+
+def _outcome_text(cells: dict[str, int]) -> str:
+    return ", ".join(f"{n} {outcome}" for outcome, n in cells.items())
 
 
 def scenario_comparisons(
     con: duckdb.DuckDBPyConnection, runs: list[dict[str, Any]]
 ) -> list[dict[str, Any]]:
-    """Every pair of one scenario's runs with equal repeats; simulated runs pair only with
-    simulated ones."""
-    return [
-        compare_runs(con, x["run"], y["run"])
-        for x, y in combinations(sorted(runs, key=lambda r: r["run"]), 2)
-        if x["simulated"] == y["simulated"] and x["repeats"] == y["repeats"]
-    ]
+    """Every pair of one scenario's runs that compares (:func:`compare_runs`): equal repeats,
+    simulated only with simulated, some subject scored in both."""
+    comparisons = []
+    for x, y in combinations(sorted(runs, key=lambda r: r["run"]), 2):
+        try:
+            comparisons.append(compare_runs(con, x["run"], y["run"]))
+        except CompareError:
+            continue
+    return comparisons
 
 
 def sentence(comparison: dict[str, Any], test: dict[str, Any]) -> str:
-    """``sol reused in more cells than haiku on 6 of 11 subjects and in fewer on 0 (p = 0.03125)``."""
+    """``sol reused in more cells than haiku on 6 of 11 subjects and in fewer on 0 (p = 0.03125)``,
+    and how many subjects were left out for unscored cells."""
     first, second = comparison["first"]["run"], comparison["second"]["run"]
     step = "" if test["step"] == 1 else f", step {test['step']}"
+    left_out = len(test["left_out"])
+    excluded = (
+        f"; {left_out} subject{'s' * (left_out != 1)} left out, not scored in both"
+        if left_out
+        else ""
+    )
+    if not test["subjects"]:
+        return f"{test['arm']}{step}: no subject scored in both `{first}` and `{second}`{excluded}"
     return (
         f"{test['arm']}{step}: `{first}` reused in more cells than `{second}` on "
         f"{test['first_more']} of {test['subjects']} subjects and in fewer on "
         f"{test['second_more']} (sign test p = {test['p_value']:.4g}; "
-        f"{test['first_reused_cells']} against {test['second_reused_cells']} reused cells)"
+        f"{test['first_reused_cells']} against {test['second_reused_cells']} reused cells"
+        f"{excluded})"
     )
 
 
 def render_comparison_markdown(comparison: dict[str, Any]) -> str:
     first, second = comparison["first"], comparison["second"]
-    parts = [
-        f"# Cross-model comparison (exploratory): {first['run']} against {second['run']}\n",
+    parts = [f"# Cross-model comparison (exploratory): {first['run']} against {second['run']}\n"]
+    if comparison["simulated"]:
+        parts.append(SIMULATED_BANNER + "\n")
+    parts += [
         f"_{comparison['note'].capitalize()}._\n",
         (
             f"Scenario `{comparison['scenario']}`: `{first['run']}` ({first['model']}) and "
             f"`{second['run']}` ({second['model']}). Per subject, the cells that reused the "
-            "helper (scored cells in brackets).\n"
+            "helper, over the subjects whose every cell is scored in both runs.\n"
         ),
     ]
+    for name, cells in comparison["unscored"].items():
+        if cells:
+            parts.append(f"Unscored in `{name}`: {_outcome_text(cells)}.\n")
     for test in comparison["tests"]:
         parts.append(f"## {test['arm']}" + ("" if test["step"] == 1 else f", step {test['step']}"))
         parts.append("\n" + sentence(comparison, test) + ".\n")
-        lines = [f"| subject | {first['run']} | {second['run']} |", "|---|---|---|"]
-        lines += [
-            f"| {d['subject']} | {d['first_reused']} ({d['first_scored']}) | "
-            f"{d['second_reused']} ({d['second_scored']}) |"
-            for d in test["subjects_detail"]
-        ]
-        parts.append("\n".join(lines) + "\n")
+        if test["subjects_detail"]:
+            lines = [f"| subject | {first['run']} | {second['run']} |", "|---|---|---|"]
+            lines += [
+                f"| {d['subject']} | {d['first_reused']} | {d['second_reused']} |"
+                for d in test["subjects_detail"]
+            ]
+            parts.append("\n".join(lines) + "\n")
+        if test["left_out"]:
+            parts.append("Left out (not scored in both): " + ", ".join(test["left_out"]) + "\n")
     return "\n".join(parts)

@@ -8,7 +8,8 @@ and ``pairs`` (abstraction), ``correctness_outcomes``, ``correctness_arm_medians
 ``correctness_pairs`` (correctness), ``metric_changes`` (metrics with verdict and family), and
 ``cell_details`` (one row per call: prompt, response, candidate, verdict with its explanation,
 correctness cases; what the cell browser and ``assay show`` print).
-``sign_test_p(for, against)`` is the exact two-sided sign test.
+``sign_test_p(for, against)`` is the exact two-sided sign test; ``missing_state(reason)`` the
+missing state (:data:`assay.records.MissingState`) of a cell's missing-evidence reason.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import pyarrow as pa
 from assay import evidence
 from assay.errors import MissingEvidence
 from assay.evidence import RunRow, Table
+from assay.evidence.rows import MISSING_STATE_OF
 from assay.report.kinds import ABSTRACTION, KINDS, ReportKind
 from assay.stats import sign_test_p
 from assay.tables import schema_for
@@ -37,6 +39,14 @@ def query_text(name: str, kind: ReportKind = ABSTRACTION) -> str:
 
 def _sign_test_p(favouring: int, against: int) -> float:
     return sign_test_p(int(favouring), int(against))
+
+
+def missing_state_macro() -> str:
+    """``missing_state(reason)`` as a DuckDB macro, from the one mapping in Python."""
+    cases = " ".join(
+        f"WHEN '{reason}' THEN '{state}'" for reason, state in MISSING_STATE_OF.items()
+    )
+    return f"CREATE OR REPLACE MACRO missing_state(reason) AS CASE reason {cases} END"
 
 
 def runs_table(data: Path) -> pa.Table:
@@ -77,6 +87,7 @@ def connect(data: Path) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB with every view assay defines over ``data``."""
     con = duckdb.connect()
     con.create_function("sign_test_p", _sign_test_p, ["BIGINT", "BIGINT"], "DOUBLE")
+    con.execute(missing_state_macro())
     _register_arrow(con, "runs", runs_table(data))
     for table in evidence.TABLES:
         register_table(con, data, table)

@@ -2,24 +2,28 @@
 stays readable) and the top of the HTML report. The full tables live in the reports.
 
 Keys are short because ``dvc exp show`` makes a column of each: ``reuse_ref`` / ``reuse_min`` /
-``reuse_max`` are reused cells over the arm's cells at step 1 for the reference arm and the
-lowest and highest other arm; ``correct_ref`` the same for correct cells (secondary);
-``complete`` the fewest complete subjects of any comparison; ``p_min`` the smallest exact
-sign-test p over the compared arms (``null`` when no subject was complete); ``sig_arms`` the
-arms significantly different from the reference; ``calls_done`` completed provider calls of
-``cells`` planned; ``spent_usd`` reported spend, ``worst_usd`` the plan's worst case.
+``reuse_max`` are reused cells over the arm's *scored* cells (duplicated, mixed or reused) at
+step 1 for the reference arm and the lowest and highest other arm; ``correct_ref`` the same for
+correct cells over correct and incorrect ones (secondary); ``complete`` the fewest complete
+subjects of any comparison; ``p_min`` the smallest exact sign-test p over the compared arms;
+``sig_arms`` the arms significantly different from the reference; ``calls_done`` completed
+provider calls of ``cells`` planned; ``spent_usd`` reported spend, ``worst_usd`` the plan's worst
+case. Missing is never zero: a rate without a scored cell, and ``p_min``/``sig_arms`` without a
+complete subject, are ``null``.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from assay.report.kinds import ABSTRACTION, CORRECTNESS
 
-def _rate(counts: list[dict[str, Any]], arm: str, top: str) -> float | None:
-    cells = [r for r in counts if r["arm"] == arm and r["step"] == 1]
-    total = sum(r["cells"] for r in cells if r["outcome"] != "skipped")
+
+def _rate(counts: list[dict[str, Any]], arm: str, top: str, scale: tuple[str, ...]) -> float | None:
+    cells = [r for r in counts if r["arm"] == arm and r["step"] == 1 and r["outcome"] in scale]
+    scored = sum(r["cells"] for r in cells)
     hit = sum(r["cells"] for r in cells if r["outcome"] == top)
-    return round(hit / total, 4) if total else None
+    return round(hit / scored, 4) if scored else None
 
 
 def run_headline(abstraction: dict[str, Any], correctness: dict[str, Any]) -> dict[str, Any]:
@@ -30,23 +34,27 @@ def run_headline(abstraction: dict[str, Any], correctness: dict[str, Any]) -> di
     counts = abstraction["outcome_counts"]
     tests = [t for t in abstraction["sign_tests"] if t["step"] == 1]
     complete = [t["complete_subjects"] for t in tests]
-    p_values = [t["p_value"] for t in tests if t["complete_subjects"] > 0]
+    p_values = [t["p_value"] for t in tests if t["p_value"] is not None]
     executed = {row["status"]: row for row in abstraction["execution"]}
     completed = executed.get("completed", {}).get("calls", 0)
     reported = sum(row["reported_usd"] or 0.0 for row in abstraction["execution"])
-    other_rates = [r for r in (_rate(counts, a, "reused") for a in others) if r is not None]
+    other_rates = [
+        r for r in (_rate(counts, a, "reused", ABSTRACTION.scale) for a in others) if r is not None
+    ]
     return {
         "simulated": int(bool(run["simulated"])),
         "awaiting": int(run["authorization"] == "awaiting-authorization"),
         "cells": run["cells"],
         "calls_done": completed,
         "complete": min(complete) if complete else 0,
-        "reuse_ref": _rate(counts, reference, "reused"),
+        "reuse_ref": _rate(counts, reference, "reused", ABSTRACTION.scale),
         "reuse_min": min(other_rates) if other_rates else None,
         "reuse_max": max(other_rates) if other_rates else None,
         "p_min": min(p_values) if p_values else None,
-        "sig_arms": sum(1 for t in tests if t["significant"]),
-        "correct_ref": _rate(correctness["outcome_counts"], reference, "correct"),
+        "sig_arms": sum(1 for t in tests if t["significant"]) if p_values else None,
+        "correct_ref": _rate(
+            correctness["outcome_counts"], reference, "correct", CORRECTNESS.scale
+        ),
         "spent_usd": round(reported, 6),
         "worst_usd": run["worst_case_usd"],
     }

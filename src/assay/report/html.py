@@ -6,22 +6,34 @@ figures, the secondary correctness results in their own section (never inside th
 ones), runs awaiting authorization, and a cell browser. Rendered with Jinja2 from
 ``templates/``; charts are Vega-Lite (:mod:`assay.report.charts`) drawn by the inlined
 JavaScript of :mod:`assay.report.vega`; nothing is fetched when the page opens.
+
+The page carries every qualifier the Markdown reports carry (deviations, plan exclusions, why a
+run stopped, rescoring, adjudication, per-subject medians, exploratory comparisons, several arms
+against one reference with Holm-adjusted p), its provenance, and a link from every count to the
+cells behind it (``#cells?run=…&arm=…&outcome=…``); a subject's arms side by side are at
+``#subject/RUN/SUBJECT/STEP``.
 """
 
 from __future__ import annotations
 
+import re
 from importlib import resources
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote, urlencode
 
 import jinja2
+from markupsafe import Markup, escape
 
 from assay.report import charts, vega
 from assay.report.codebase_sets import SCENARIOS as CODEBASE_SCENARIOS
 from assay.report.codebase_sets import table_rows
+from assay.report.compare import sentence
 from assay.report.costs import HEADLINE, VERDICTS, WITHIN_SUBJECT, pivot
-from assay.report.kinds import ABSTRACTION, CORRECTNESS
-from assay.report.primary import TEST_COLUMNS
+from assay.report.kinds import ABSTRACTION, CORRECTNESS, ReportKind
+from assay.report.primary import TEST_COLUMNS, multiple_arms_note
+from assay.report.provenance import Provenance
+from assay.report.rescore import headlines as rescore_headlines
 
 PAGE = "index.html"
 
@@ -34,7 +46,44 @@ def _environment() -> jinja2.Environment:
         keep_trailing_newline=True,
     )
     environment.filters["number"] = _number
+    environment.filters["code_spans"] = code_spans
+    environment.globals["cells_href"] = cells_href
+    environment.globals["cell_href"] = cell_href
+    environment.globals["subject_href"] = subject_href
+    environment.globals["comparison_sentence"] = sentence
     return environment
+
+
+def code_spans(text: str) -> Markup:
+    """The Markdown reports' one piece of markup, ``code``, as HTML (everything else escaped)."""
+    escaped = str(escape(text))
+    return Markup(re.sub(r"`([^`]+)`", r"<code>\1</code>", escaped))
+
+
+def _component(value: Any) -> str:
+    """JavaScript's ``encodeURIComponent`` (the page's router decodes with it)."""
+    return quote(str(value), safe="!*'()")
+
+
+def cell_href(run: str, cell_id: str, step: int) -> str:
+    """One cell's page in the cell browser."""
+    return "#cell/" + "/".join(_component(part) for part in (run, cell_id, step))
+
+
+def subject_href(run: str, subject: str, step: int) -> str:
+    """The paired view: one subject's arms side by side."""
+    return "#subject/" + "/".join(_component(part) for part in (run, subject, step))
+
+
+def cells_href(**filters: Any) -> str:
+    """The cell browser filtered to the cells behind a number: ``#cells?run=a&arm=x,y``.
+    A list value matches any of its items; ``None`` leaves that filter out."""
+    query = {
+        key: ",".join(map(str, value)) if isinstance(value, (list, tuple)) else str(value)
+        for key, value in filters.items()
+        if value is not None
+    }
+    return "#cells?" + urlencode(query, safe=",/")
 
 
 def _number(value: Any) -> str:
@@ -68,6 +117,98 @@ def _scenario_tables(report: dict[str, Any]) -> list[dict[str, Any]]:
     return steps
 
 
+def pair_subjects(report: dict[str, Any], kind: ReportKind = ABSTRACTION) -> dict[str, Any]:
+    """Per ``step/arm`` compared with the reference: the subjects in each direction
+    (``for`` = the reference arm higher, ``against``, ``tie``, ``incomplete``), so every count
+    of a sign test links to its subjects' cells."""
+    reference = report["run"]["reference_arm"]
+    medians: dict[tuple[int, str, str], dict[str, Any]] = {
+        (row["step"], row["subject"], row["arm"]): row for row in report["subjects"]
+    }
+    rank = {value: index for index, value in enumerate(kind.scale)}
+    result: dict[str, dict[str, list[str]]] = {}
+    for (step, subject, arm), row in sorted(medians.items()):
+        if arm == reference:
+            continue
+        ref = medians.get((step, subject, reference))
+        directions = result.setdefault(
+            f"{step}/{arm}", {"for": [], "against": [], "tie": [], "incomplete": []}
+        )
+        if ref is None or not (ref["complete"] and row["complete"]):
+            directions["incomplete"].append(subject)
+            continue
+        difference = rank[ref["lower_median"]] - rank[row["lower_median"]]
+        direction = "for" if difference > 0 else "against" if difference < 0 else "tie"
+        directions[direction].append(subject)
+    return result
+
+
+def outcome_table(report: dict[str, Any], kind: ReportKind) -> dict[str, Any]:
+    """Cells per step and arm by outcome, columns in legend order (only outcomes present)."""
+    present = {row["outcome"] for row in report["outcome_counts"]}
+    columns = [o for o in kind.outcomes if o in present]
+    rows: dict[tuple[int, str], dict[str, int]] = {}
+    for row in report["outcome_counts"]:
+        rows.setdefault((row["step"], row["arm"]), {})[row["outcome"]] = row["cells"]
+    arms = report["run"]["arms"]
+    ordered = sorted(rows.items(), key=lambda item: (item[0][0], arms.index(item[0][1])))
+    return {
+        "columns": columns,
+        "rows": [{"step": s, "arm": a, "counts": counts} for (s, a), counts in ordered],
+    }
+
+
+def _run_view(
+    primary: dict[str, Any], secondary: dict[str, Any], rescored: dict[str, Any] | None
+) -> dict[str, Any]:
+    """One run's section: the report, its qualifiers and the links behind its numbers."""
+    run = primary["run"]
+    deviation = bool(
+        run["structure_evaluator"]
+        and run["structure_evaluator"] != [run["preregistered_structure_evaluator"]]
+    )
+    return {
+        "run": run,
+        "report": primary,
+        "secondary": secondary,
+        "deviation": deviation,
+        "extraction_deviation": bool(
+            run["extraction"] and run["extraction"] != [run["preregistered_extraction"]]
+        ),
+        "rescoring": rescore_headlines(rescored) if rescored else [],
+        "adjudication": primary.get("adjudication"),
+        "arms_note": multiple_arms_note(primary),
+        "pairs": pair_subjects(primary),
+        "secondary_pairs": pair_subjects(secondary, CORRECTNESS),
+        "outcomes": outcome_table(primary, ABSTRACTION),
+        "secondary_outcomes": outcome_table(secondary, CORRECTNESS),
+    }
+
+
+def _undrawn(rows: list[dict[str, Any]]) -> list[str]:
+    """The runs of the reuse curves without a single scored cell: named, never drawn at 0."""
+    runs = sorted({row["run"] for row in rows})
+    return [run for run in runs if all(r["scored"] == 0 for r in rows if r["run"] == run)]
+
+
+def _paired_data(primary: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """What the paired view of a subject's arms needs beyond the cells: each run's arms,
+    reference arm and per-subject lower medians."""
+    return {
+        name: {
+            "reference": report["run"]["reference_arm"],
+            "arms": list(report["run"]["arms"]),
+            "repeats": report["run"]["repeats"],
+            "simulated": report["run"]["simulated"],
+            "medians": [
+                [row["step"], row["subject"], row["arm"], row["complete"], row["lower_median"]]
+                for row in report["subjects"]
+            ],
+        }
+        for name, report in primary.items()
+    }
+
+
 def _shared_prompts(cells: list[dict[str, Any]]) -> dict[str, Any]:
     """The cells with each distinct prompt stored once (repeats share their prompt)."""
     index: dict[str, int] = {}
@@ -87,10 +228,13 @@ def page_context(
     costs: dict[str, Any],
     headlines: dict[str, dict[str, Any]],
     cells: list[dict[str, Any]],
+    provenance: Provenance,
+    rescored: dict[str, dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     primary = reports[ABSTRACTION.name]
     secondary = reports[CORRECTNESS.name]
     runs = [primary[name]["run"] for name in sorted(primary)]
+    rescored = rescored or {}
     labels = dict(HEADLINE + WITHIN_SUBJECT)
     chart_specs = {
         "reuse_curves": charts.reuse_curves(
@@ -98,15 +242,12 @@ def page_context(
             {name: report["arms"] for name, report in scenario_reports.items()},
         ),
         "verdicts_by_arm": charts.outcomes_by_arm(
-            charts.outcome_rows(primary), charts.VERDICT_ORDER, charts.VERDICT_COLOURS, "verdict"
+            charts.outcome_rows(primary), charts.VERDICT_ORDER, "verdict or missing state"
         ),
         "chain_steps": charts.chain_steps(charts.chain_rows(primary)),
         "duplication_cost": charts.duplication_cost(charts.cost_rows(costs, labels)),
         "correctness_by_arm": charts.outcomes_by_arm(
-            charts.outcome_rows(secondary),
-            charts.CORRECTNESS_ORDER,
-            charts.CORRECTNESS_COLOURS,
-            "correctness",
+            charts.outcome_rows(secondary), charts.CORRECTNESS_ORDER, "correctness or missing state"
         ),
     }
     scenarios = [
@@ -116,11 +257,18 @@ def page_context(
             "runs": report["runs"],
             "simulated": any(r["simulated"] for r in report["runs"]),
             "steps": _scenario_tables(report),
+            "excluded": report["excluded"],
+            "comparisons": report.get("model_comparisons") or [],
         }
         for name, report in sorted(scenario_reports.items())
     ]
     return {
+        "provenance": provenance,
         "runs": runs,
+        "run_views": [
+            _run_view(primary[r["run"]], secondary[r["run"]], rescored.get(r["run"])) for r in runs
+        ],
+        "pooled_runs": [r["run"] for r in costs.get("pooled_runs", [])],
         "headlines": headlines,
         "any_simulated": any(r["simulated"] for r in runs),
         "awaiting": [r for r in runs if r["authorization"] == "awaiting-authorization"],
@@ -136,7 +284,14 @@ def page_context(
         "cost_by_verdict": pivot(costs["by_verdict"], ("metric",)),
         "cost_labels": labels,
         "verdicts": VERDICTS,
+        "undrawn": _undrawn(charts.reuse_curve_rows(scenario_reports)),
+        "halted": [
+            {"run": name, "summary": report["stopped"]["summary"]}
+            for name, report in sorted(primary.items())
+            if any(row["outcome"] == "halted" for row in report["outcome_counts"])
+        ],
         "cells": _shared_prompts(cells),
+        "paired": _paired_data(primary),
         "style": _static("report.css"),
         "script": _static("browser.js"),
         "vega": vega.javascript(),
@@ -145,6 +300,19 @@ def page_context(
 
 def render_page(context: dict[str, Any]) -> str:
     return _environment().get_template("index.html.j2").render(**context)
+
+
+DVC_PLOTS_TEMPLATE = "dvc_plots_template.html"
+"""The HTML template ``dvc plots show``/``diff`` fill (``.dvc/config``: ``plots.html_template``):
+the Vega JavaScript inline instead of DVC's default links to a CDN, so the plots draw offline.
+DVC replaces ``{plot_divs}`` (and ``{refresh_tag}``); without ``{scripts}`` it adds no link."""
+
+
+def write_dvc_plots_template(out: Path) -> Path:
+    path = out / DVC_PLOTS_TEMPLATE
+    text = _environment().get_template("dvc_plots.html.j2").render(vega=vega.javascript())
+    path.write_text(text, encoding="utf-8")
+    return path
 
 
 def write_page(context: dict[str, Any], out: Path) -> Path:

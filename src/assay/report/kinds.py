@@ -4,7 +4,7 @@ reads only structural verdicts and the correctness report only correctness resul
 
 from __future__ import annotations
 
-from assay.records import ORDINAL_CORRECTNESS, ORDINAL_VERDICTS, Frozen
+from assay.records import MISSING_STATES, ORDINAL_CORRECTNESS, ORDINAL_VERDICTS, Frozen
 
 
 class ReportKind(Frozen):
@@ -18,6 +18,14 @@ class ReportKind(Frozen):
     confirmatory: bool
     """Only the primary (abstraction) report tests a hypothesis; the correctness report is a
     secondary diagnostic: its sign tests are descriptive and never called significant."""
+    off_scale: tuple[str, ...]
+    """Every other outcome a cell can have, in legend order: off-scale values, then the missing
+    states (:data:`assay.records.MissingState`)."""
+
+    @property
+    def outcomes(self) -> tuple[str, ...]:
+        """Every outcome in legend order: the scale from the top, then :attr:`off_scale`."""
+        return (*reversed(self.scale), *self.off_scale)
 
     @property
     def scale_sql(self) -> str:
@@ -30,6 +38,7 @@ ABSTRACTION = ReportKind(
     scale=ORDINAL_VERDICTS,
     title="Abstraction report (primary)",
     confirmatory=True,
+    off_scale=("ambiguous", "rejected", *MISSING_STATES),
 )
 CORRECTNESS = ReportKind(
     name="correctness",
@@ -37,5 +46,6 @@ CORRECTNESS = ReportKind(
     scale=ORDINAL_CORRECTNESS,
     title="Correctness report (secondary: finite-case correctness, not evidence of reuse)",
     confirmatory=False,
+    off_scale=("skipped", "rejected", *MISSING_STATES),
 )
 KINDS = (ABSTRACTION, CORRECTNESS)

@@ -16,7 +16,8 @@ import duckdb
 
 from assay.report.database import query_text
 from assay.report.kinds import ABSTRACTION, CORRECTNESS, KINDS, ReportKind
-from assay.stats import decide
+from assay.report.verdict_sets import NOTHING_TO_TEST
+from assay.stats import decide, holm
 
 SIMULATED_BANNER = (
     "> **SIMULATED MODEL.** These answers come from assay's seeded stand-in, not from a language "
@@ -24,8 +25,8 @@ SIMULATED_BANNER = (
 )
 TEST_COLUMNS = [
     "step", "reference_arm", "arm", "complete_subjects", "incomplete_subjects",
-    "favouring_reference", "favouring_arm", "ties", "p_value", "significant", "descriptive_only",
-    "note",
+    "favouring_reference", "favouring_arm", "ties", "p_value", "p_holm", "significant",
+    "descriptive_only", "note",
 ]  # fmt: skip
 SECONDARY_NOTE = (
     "Correctness is a secondary diagnostic, not a second confirmatory hypothesis: these sign "
@@ -55,6 +56,9 @@ def sign_test_rows(
     are never significant."""
     tests = []
     for c in comparisons:
+        if not c["complete_subjects"]:
+            tests.append({**c, "p_value": None, **NOTHING_TO_TEST})
+            continue
         p = round(c["p_value"], 10)
         inference = decide(
             p,
@@ -69,7 +73,30 @@ def sign_test_rows(
             row["significant"] = None
             row["note"] = "secondary diagnostic (descriptive): " + inference.note
         tests.append(row)
-    return tests
+    return with_holm(tests)
+
+
+def with_holm(tests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each test with ``p_holm``: its p adjusted by Holm's method over the arms compared with
+    the reference at the same step (the preregistered ``p_value`` stays the decision); a
+    significant result that does not survive the adjustment says so in its note."""
+    steps: dict[int, list[int]] = {}
+    for index, test in enumerate(tests):
+        steps.setdefault(test.get("step", 1), []).append(index)
+    adjusted: dict[int, float | None] = {}
+    for indexes in steps.values():
+        family = holm([tests[i]["p_value"] for i in indexes])
+        adjusted |= {
+            i: None if p is None else round(p, 10) for i, p in zip(indexes, family, strict=True)
+        }
+    rows = []
+    for index, test in enumerate(tests):
+        row = {**test, "p_holm": adjusted[index]}
+        arms = len(steps[test.get("step", 1)])
+        if test["significant"] and row["p_holm"] is not None and row["p_holm"] >= test["alpha"]:
+            row["note"] += f"; not significant after Holm adjustment over the {arms} arms"
+        rows.append(row)
+    return rows
 
 
 def build_reports(
@@ -271,6 +298,9 @@ def render_markdown(report: dict[str, Any]) -> str:
         "higher (the other arm regressed).\n\n"
     )
     parts.append(_table(report["sign_tests"], TEST_COLUMNS))
+    note = multiple_arms_note(report)
+    if note:
+        parts.append("\n" + note + "\n")
     parts += _rescoring_section(report) + _adjudication_section(report)
     parts.append("## Outcomes per arm\n")
     parts.append(_table(report["outcome_counts"], ["step", "arm", "outcome", "cells"]))
@@ -279,6 +309,20 @@ def render_markdown(report: dict[str, Any]) -> str:
         _table(report["subjects"], ["step", "subject", "arm", "cells", "complete", "lower_median"])
     )
     return "\n".join(parts)
+
+
+def multiple_arms_note(report: dict[str, Any]) -> str | None:
+    """How to read several arms against one reference (``None`` with one arm)."""
+    arms = len(report["run"]["arms"]) - 1
+    if arms < 2:
+        return None
+    alpha = report["run"]["alpha"]
+    return (
+        f"**Several arms:** each step compares the reference arm with {arms} arms. The "
+        f"preregistered test is per arm at alpha {alpha:g} without adjustment (`p_value` "
+        f"decides `significant`); `p_holm` is the same p adjusted by Holm's method over those "
+        f"{arms} comparisons, a qualifier for reading the arms together, never a replacement."
+    )
 
 
 def _rescoring_section(report: dict[str, Any]) -> list[str]:

@@ -125,14 +125,30 @@ def _step_label(step: int) -> str:
     return "" if step == 1 else f" step {step}"
 
 
+def p_text(p: float | None) -> str:
+    return "—" if p is None else f"{p:.4g}"
+
+
+def _significance_change(test: dict[str, Any], preregistered: int, version: int) -> str:
+    before, after = bool(test["significant_before"]), bool(test["significant_after"])
+    if before and not after:
+        return f", significant under v{preregistered} but not under v{version}"
+    if after and not before:
+        return f", significant under v{version} but not under v{preregistered}"
+    return ""
+
+
 def headlines(report: dict[str, Any]) -> list[str]:
-    """One line per other version, with the p-values that moved."""
+    """One line per other version, with the p-values that moved and every result that is
+    significant under one version and not under the other."""
     lines = []
     for diff in report["diffs"]:
         moved = [
-            f"{t['arm']}{_step_label(t['step'])}: p {t['p_before']:.4g} → {t['p_after']:.4g}"
+            f"{t['arm']}{_step_label(t['step'])}: p {p_text(t['p_before'])} → "
+            f"{p_text(t['p_after'])}"
+            + _significance_change(t, report["preregistered"], diff["version"])
             for t in diff["tests"]
-            if t["p_before"] != t["p_after"]
+            if t["p_before"] != t["p_after"] or t["significant_before"] != t["significant_after"]
         ]
         lines.append(diff["headline"] + (f" ({'; '.join(moved)})" if moved else ""))
     return lines

@@ -22,6 +22,7 @@ import duckdb
 from assay.fixtures.chain import earlier_steps_called
 from assay.report.compare import EXPLORATORY, sentence
 from assay.report.database import query_text
+from assay.report.kinds import ABSTRACTION
 from assay.report.primary import SIMULATED_BANNER, rows_of
 
 OWN_STEP_REASON = "no-helper-no-primitive"
@@ -53,14 +54,25 @@ def build_scenario_reports(
                 "runs": [],
                 "steps": {},
                 "excluded": [],
+                "halted": {},
             },
         )
         report["runs"].append({k: run[k] for k in ("run", "model", "simulated", "repeats")})
     for row in cells:
         step = _step(reports, row)
-        step["cells"].setdefault(row["arm"], {})[row["run"]] = {
-            k: row[k] for k in ("reused", "mixed", "duplicated", "missing")
-        }
+        counts = step["cells"].setdefault(row["arm"], {}).setdefault(row["run"], _no_cells())
+        if row["outcome"] in ABSTRACTION.scale:
+            counts[row["outcome"]] = row["cells"]
+            counts["scored"] += row["cells"]
+        else:
+            counts["unscored"][row["outcome"]] = row["cells"]
+    for step in (s for report in reports.values() for s in report["steps"].values()):
+        for per_run in step["cells"].values():
+            for counts in per_run.values():
+                order = ABSTRACTION.outcomes
+                counts["unscored"] = dict(
+                    sorted(counts["unscored"].items(), key=lambda item: order.index(item[0]))
+                )
     for row in subjects:
         step = _step(reports, row)
         step["subjects"].setdefault(row["arm"], {})[row["run"]] = {
@@ -83,6 +95,8 @@ def build_scenario_reports(
         )
     for name, run_report in primary.items():
         scenario = run_report["run"]["scenario"]
+        if any(row["outcome"] == "halted" for row in run_report["outcome_counts"]):
+            reports[scenario]["halted"][name] = run_report["stopped"]["summary"]
         for test in run_report["sign_tests"]:
             step = _step(reports, {"scenario": scenario, "step": test["step"]})
             step["tests"].setdefault(test["arm"], {})[name] = {
@@ -91,10 +105,17 @@ def build_scenario_reports(
                 "ties": test["ties"],
                 "complete": test["complete_subjects"],
                 "p_value": test["p_value"],
+                "p_holm": test["p_holm"],
                 "significant": test["significant"],
                 "descriptive_only": test["descriptive_only"],
             }
     return reports
+
+
+def _no_cells() -> dict[str, Any]:
+    """One arm's cells of one run: on the scale by verdict, ``scored`` their sum, and every
+    other outcome (ambiguous, rejected, the missing states) by name in ``unscored``."""
+    return {"reused": 0, "mixed": 0, "duplicated": 0, "scored": 0, "unscored": {}}
 
 
 def _step(reports: dict[str, dict[str, Any]], row: dict[str, Any]) -> dict[str, Any]:
@@ -118,17 +139,29 @@ def _side_by_side(
 def render_scenario_markdown(report: dict[str, Any]) -> str:
     runs = [r["run"] for r in report["runs"]]
     parts = [f"# Scenario report: {report['scenario']}\n"]
-    if any(r["simulated"] for r in report["runs"]):
+    simulated = [r["run"] for r in report["runs"] if r["simulated"]]
+    if simulated:
         parts.append(SIMULATED_BANNER + "\n")
+        if len(simulated) < len(report["runs"]):
+            parts.append(
+                "Simulated runs here: " + ", ".join(f"`{name}`" for name in simulated) + "; the "
+                "others are not simulated and are never compared with them.\n"
+            )
     parts.append(
         "Runs: " + ", ".join(f"`{r['run']}` ({r['model']})" for r in report["runs"]) + "\n"
     )
     if report["excluded"]:
         parts.append(_excluded_text(report["excluded"]))
+    for name, summary in report.get("halted", {}).items():
+        parts.append(f"Cells `halted` in `{name}`: {summary}\n")
     for step, tables in sorted(report["steps"].items(), key=lambda item: int(item[0])):
         heading = f"abstraction-{step}" if len(report["steps"]) > 1 else "abstraction"
         parts.append(f"## {heading}\n")
-        parts.append("Cells, reused / duplicated (mixed and missing in brackets when any):\n")
+        parts.append(
+            "Cells, reused / duplicated (— when no cell was scored); mixed, ambiguous, rejected "
+            "and missing cells (not-run, excluded, halted, no-candidate, evaluator-failure) in "
+            "brackets when any:\n"
+        )
         parts.append(_side_by_side(report["arms"], runs, tables["cells"], _cells_text))
         if int(step) > 1:
             parts.append(
@@ -155,11 +188,17 @@ def render_scenario_markdown(report: dict[str, Any]) -> str:
     return "\n".join(parts)
 
 
-def _cells_text(c: dict[str, int]) -> str:
-    extra = [f"{c['mixed']} mixed"] * bool(c["mixed"]) + [f"{c['missing']} missing"] * bool(
-        c["missing"]
-    )
-    return f"{c['reused']} / {c['duplicated']}" + (f" ({', '.join(extra)})" if extra else "")
+def unscored_text(unscored: dict[str, int]) -> str:
+    """``3 ambiguous, 24 not-run``: the off-scale outcomes and missing states, by name."""
+    return ", ".join(f"{n} {outcome}" for outcome, n in unscored.items())
+
+
+def _cells_text(c: dict[str, Any]) -> str:
+    extra = [f"{c['mixed']} mixed"] * bool(c["mixed"])
+    if c["unscored"]:
+        extra.append(unscored_text(c["unscored"]))
+    counts = f"{c['reused']} / {c['duplicated']}" if c["scored"] else "—"
+    return counts + (f" ({', '.join(extra)})" if extra else "")
 
 
 def _ambiguous_text(a: dict[str, int]) -> str:
@@ -175,12 +214,19 @@ def _excluded_text(excluded: list[dict[str, Any]]) -> str:
 
 
 def _subjects_text(s: dict[str, int]) -> str:
-    return f"{s['reused']} / {s['duplicated']}, {s['incomplete']} incomplete"
+    complete = s["reused"] + s["mixed"] + s["duplicated"]
+    counts = f"{s['reused']} / {s['duplicated']}" if complete else "—"
+    return f"{counts}, {s['incomplete']} incomplete"
 
 
 def _test_text(t: dict[str, Any]) -> str:
+    if t["p_value"] is None:
+        return "— (no complete subject)"
     flag = " *" if t["significant"] else (" (descriptive)" if t["descriptive_only"] else "")
-    return f"regressed {t['regressed']}, improved {t['improved']}, p={t['p_value']:.4g}{flag}"
+    return (
+        f"regressed {t['regressed']}, improved {t['improved']}, p={t['p_value']:.4g}"
+        f" (Holm {t['p_holm']:.4g}){flag}"
+    )
 
 
 def write_scenario_reports(reports: dict[str, dict[str, Any]], out: Path) -> None:

@@ -14,6 +14,13 @@ from typing import Any
 from assay.records import ORDINAL_VERDICTS
 from assay.stats import paired_comparison
 
+NOTHING_TO_TEST = {
+    "significant": None,
+    "descriptive_only": True,
+    "note": "no complete subject: nothing to test, so no p-value",
+}
+"""A comparison without one complete subject has no p-value and no decision."""
+
 Verdicts = Mapping[tuple[str, int], str | None]
 """A run's verdicts by ``(cell_id, step)``."""
 
@@ -62,10 +69,16 @@ def comparisons(
                     "favouring_reference": result.favouring_reference,
                     "favouring_arm": result.favouring_other,
                     "ties": result.ties,
-                    "p_value": round(result.test.p_value, 10),
-                    "significant": result.significant,
-                    "descriptive_only": result.descriptive_only,
-                    "note": result.note,
+                    **(
+                        {
+                            "p_value": round(result.test.p_value, 10),
+                            "significant": result.significant,
+                            "descriptive_only": result.descriptive_only,
+                            "note": result.note,
+                        }
+                        if result.complete_subjects
+                        else {"p_value": None, **NOTHING_TO_TEST}
+                    ),
                 }
             )
     return rows

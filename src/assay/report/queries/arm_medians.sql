@@ -6,8 +6,6 @@ SELECT o.run, o.step, o.subject, o.arm,
        count(o.ord) = any_value(r.repeats) AS complete,
        CASE WHEN count(o.ord) = any_value(r.repeats)
             THEN list_sort(list(o.ord))[(count(o.ord) + 1) // 2] END AS lower_median,
-       string_agg(CASE WHEN o.ord IS NULL THEN 'missing (' || coalesce(o.reason, 'no evidence') || ')'
-                       ELSE o.outcome END, ', '
-                  ORDER BY o.repeat) AS cells
+       string_agg(o.outcome, ', ' ORDER BY o.repeat) AS cells
 FROM {prefix}outcomes o JOIN runs r USING (run)
 GROUP BY ALL;

@@ -1,9 +1,6 @@
--- Cells per arm and outcome; missing evidence is labelled 'missing (<why>)' (the call's
--- status, or what extraction or the evaluator found), never left blank.
-SELECT run, step, arm,
-       CASE WHEN ord IS NULL AND outcome IS DISTINCT FROM 'skipped'
-            THEN 'missing (' || coalesce(reason, 'no evidence') || ')' ELSE outcome END AS outcome,
-       count(*) AS cells
+-- Cells per arm and outcome: a value on the scale, an off-scale verdict, or the cell's missing
+-- state (not-run, excluded, halted, no-candidate, evaluator-failure), never left blank.
+SELECT run, step, arm, outcome, count(*) AS cells
 FROM {prefix}outcomes
 GROUP BY ALL
 ORDER BY run, step, arm, outcome;

@@ -5,8 +5,12 @@
   const specs = JSON.parse(document.getElementById("chart-specs").textContent);
   const data = JSON.parse(document.getElementById("cell-data").textContent);
   const cells = data.cells;
-  const COLUMNS = ["run", "subject", "arm", "repeat", "step", "status", "verdict", "verdict_reason", "correctness", "cost_usd"];
-  const state = { sortKey: null, sortDir: 1 };
+  const paired = JSON.parse(document.getElementById("paired-data").textContent);
+  const COLUMNS = ["run", "subject", "arm", "repeat", "step", "status", "outcome", "verdict_reason", "correctness_outcome", "cost_usd"];
+  // what a link's filter names (#cells?run=a,b&outcome=not-run) and the cell field it matches
+  const LINK_FILTERS = { run: "run", subject: "subject", arm: "arm", step: "step", status: "status",
+    outcome: "outcome", correctness: "correctness_outcome" };
+  const state = { sortKey: null, sortDir: 1, linked: {} };
 
   function el(tag, attrs, children) {
     const node = document.createElement(tag);
@@ -33,6 +37,7 @@
   }
 
   function cellKey(cell) { return [cell.run, cell.cell_id, cell.step].map(encodeURIComponent).join("/"); }
+  function subjectKey(cell) { return "#subject/" + [cell.run, cell.subject, cell.step].map(encodeURIComponent).join("/"); }
 
   function fillSelect(id, key) {
     const select = document.getElementById(id);
@@ -41,14 +46,18 @@
     select.addEventListener("change", renderTable);
   }
 
+  function linkedMatch(cell) {
+    return Object.entries(state.linked).every(([key, values]) => values.has(text(cell[LINK_FILTERS[key]])));
+  }
+
   function visibleCells() {
     const needle = document.getElementById("filter-text").value.trim().toLowerCase();
     const run = document.getElementById("filter-run").value;
     const verdict = document.getElementById("filter-verdict").value;
     const correctness = document.getElementById("filter-correctness").value;
     let rows = cells.filter((c) =>
-      (!run || c.run === run) && (!verdict || text(c.verdict) === verdict) &&
-      (!correctness || text(c.correctness) === correctness) &&
+      (!run || c.run === run) && (!verdict || text(c.outcome) === verdict) &&
+      (!correctness || text(c.correctness_outcome) === correctness) && linkedMatch(c) &&
       (!needle || COLUMNS.some((k) => text(c[k]).toLowerCase().includes(needle)) || c.cell_id.toLowerCase().includes(needle)));
     if (state.sortKey) {
       const key = state.sortKey;
@@ -71,7 +80,7 @@
       const tr = el("tr", { "data-cell": cellKey(cell) });
       for (const key of COLUMNS) {
         const value = key === "cost_usd" && cell[key] !== null ? cell[key].toFixed(6) : text(cell[key]);
-        const cls = key === "verdict" ? "v-" + value : key === "correctness" ? "c-" + value : "";
+        const cls = key === "outcome" ? "v-" + value : key === "correctness_outcome" ? "c-" + value : "";
         tr.appendChild(el("td", { text: value, className: cls }));
       }
       tr.addEventListener("click", () => { location.hash = "cell/" + cellKey(cell); });
@@ -79,6 +88,21 @@
     }
     body.replaceChildren(fragment);
     document.getElementById("cell-count").textContent = rows.length + " of " + cells.length + " cells";
+    const linked = Object.entries(state.linked);
+    const shown = document.getElementById("linked-filter");
+    shown.hidden = linked.length === 0;
+    document.getElementById("linked-filter-text").textContent =
+      linked.map(([key, values]) => key + " = " + [...values].join(" or ")).join(", ");
+  }
+
+  // #cells?run=a&arm=x,y: the cells behind a number on the page
+  function applyLink(query) {
+    state.linked = {};
+    for (const [key, value] of new URLSearchParams(query)) {
+      if (LINK_FILTERS[key]) state.linked[key] = new Set(value.split(","));
+    }
+    for (const id of ["filter-text", "filter-run", "filter-verdict", "filter-correctness"]) document.getElementById(id).value = "";
+    renderTable();
   }
 
   function sortBy(th) {
@@ -123,7 +147,10 @@
     const header = el("h2", { text: cell.run + " · " + cell.cell_id + " · step " + cell.step });
     const banner = cell.simulated ? el("p", { className: "banner simulated", text: "SIMULATED MODEL: this answer comes from assay's seeded stand-in and is not evidence about any model." }) : null;
     const verdict = el("div", { className: "panel", id: "explanation" }, [
-      el("h3", { text: "Verdict: " + text(cell.verdict) + " (" + text(cell.verdict_reason) + ")", className: "v-" + text(cell.verdict) }),
+      el("h3", { text: cell.verdict === null
+        ? "Verdict: none, " + text(cell.missing) + " (" + text(cell.status_reason || cell.verdict_reason) + ")"
+        : "Verdict: " + cell.verdict + " (" + text(cell.verdict_reason) + ")", className: "v-" + text(cell.outcome) }),
+      el("p", {}, [el("a", { href: subjectKey(cell), text: "this subject's arms side by side →", className: "paired" })]),
       facts([
         ["decided by", (e.rule || "—") + ": " + e.rule_text],
         ["evaluator", cell.evaluator_version === null ? "—" : "v" + cell.evaluator_version],
@@ -138,7 +165,7 @@
       cell.candidate === null ? el("p", { className: "none", text: "no candidate" }) : source(cell.candidate, helperLines, primitiveLines),
     ]);
     const correctness = el("div", { className: "panel", id: "correctness" }, [
-      el("h3", { text: "Correctness (secondary): " + text(cell.correctness) + " (" + text(cell.correctness_reason) + ")", className: "c-" + text(cell.correctness) }),
+      el("h3", { text: "Correctness (secondary): " + text(cell.correctness_outcome) + " (" + text(cell.correctness_reason) + ")", className: "c-" + text(cell.correctness_outcome) }),
       cell.cases.length ? table(["case", "outcome", "input", "expected", "actual (local only)", "exception"],
         cell.cases.map((c) => [c.index, c.outcome, c.input, c.expected, c.actual,
           c.exception_type ? c.exception_type + (c.exception_message ? ": " + c.exception_message : "") : null]))
@@ -161,17 +188,70 @@
       ]));
   }
 
+  // A subject's arms side by side: every repeat of every arm, the lower median per arm, the
+  // direction against the reference arm, and the candidates of the first repeat.
+  function showSubject(key) {
+    const [run, subject, stepText] = key.split("/").map(decodeURIComponent);
+    const step = Number(stepText);
+    const target = document.getElementById("subject-detail");
+    const info = paired[run];
+    const mine = cells.filter((c) => c.run === run && c.subject === subject && c.step === step);
+    if (!info || !mine.length) { target.replaceChildren(el("p", { text: "No subject " + subject + " in run " + run })); return; }
+    const medians = {};
+    for (const [s, subj, arm, complete, median] of info.medians) if (s === step && subj === subject) medians[arm] = { complete, median };
+    const rank = (v) => ["duplicated", "mixed", "reused"].indexOf(v);
+    const ref = medians[info.reference];
+    const direction = (arm) => {
+      if (arm === info.reference) return "reference arm";
+      const other = medians[arm];
+      if (!ref || !other || !ref.complete || !other.complete) return "incomplete: leaves the comparison";
+      const d = rank(ref.median) - rank(other.median);
+      return d > 0 ? "favours the reference (this arm regressed)" : d < 0 ? "favours this arm" : "tie";
+    };
+    const repeats = [...new Set(mine.map((c) => c.repeat))].sort((a, b) => a - b);
+    const byKey = Object.fromEntries(mine.map((c) => [c.arm + "/" + c.repeat, c]));
+    const head = el("tr", {}, [el("th", { text: "" }), ...info.arms.map((a) => el("th", { text: a + (a === info.reference ? " (reference)" : "") }))]);
+    const rows = repeats.map((r) => el("tr", {}, [el("th", { text: "repeat " + r }), ...info.arms.map((a) => {
+      const c = byKey[a + "/" + r];
+      return el("td", {}, c ? [el("a", { href: "#cell/" + cellKey(c), text: text(c.outcome), className: "v-" + text(c.outcome) })] : []);
+    })]));
+    rows.push(el("tr", { className: "median" }, [el("th", { text: "lower median" }), ...info.arms.map((a) => {
+      const m = medians[a];
+      return el("td", { text: m ? (m.complete ? text(m.median) : "incomplete") : "—" });
+    })]));
+    rows.push(el("tr", {}, [el("th", { text: "against " + info.reference }), ...info.arms.map((a) => el("td", { text: direction(a) }))]));
+    const first = repeats[0];
+    const sources = info.arms.map((a) => {
+      const c = byKey[a + "/" + first];
+      return el("div", { className: "panel" }, [el("h4", { text: a + ", repeat " + first + ": " + (c ? text(c.outcome) : "—") }),
+        c && c.candidate !== null ? source(c.candidate, new Set(c.explanation.helper_calls.map((x) => x.line)), new Set(c.explanation.primitive_calls.map((x) => x.line)))
+          : el("p", { className: "none", text: c ? "no candidate (" + text(c.missing) + ")" : "no cell" })]);
+    });
+    const banner = info.simulated ? el("p", { className: "banner simulated", text: "SIMULATED MODEL: these answers come from assay's seeded stand-in and are not evidence about any model." }) : null;
+    target.replaceChildren(el("h2", { text: run + " · " + subject + " · step " + step + ": arms side by side" }), ...(banner ? [banner] : []),
+      el("table", { className: "data paired", id: "paired-table" }, [el("thead", {}, [head]), el("tbody", {}, rows)]),
+      el("div", { className: "arms-grid" }, sources));
+  }
+
   function route() {
     const hash = location.hash.slice(1);
     const cellView = hash.startsWith("cell/");
-    document.body.classList.toggle("cell-view", cellView);
+    const subjectView = hash.startsWith("subject/");
+    document.body.classList.toggle("cell-view", cellView || subjectView);
     document.getElementById("cell").hidden = !cellView;
+    document.getElementById("subject").hidden = !subjectView;
     if (cellView) { showCell(hash.slice(5)); window.scrollTo(0, 0); }
+    else if (subjectView) { showSubject(hash.slice(8)); window.scrollTo(0, 0); }
+    else if (hash.startsWith("cells?")) {
+      applyLink(hash.slice(6));
+      document.getElementById("cells").scrollIntoView();
+    }
   }
 
   drawCharts();
-  fillSelect("filter-verdict", "verdict");
-  fillSelect("filter-correctness", "correctness");
+  fillSelect("filter-verdict", "outcome");
+  fillSelect("filter-correctness", "correctness_outcome");
+  document.getElementById("linked-filter-clear").addEventListener("click", () => { state.linked = {}; history.replaceState(null, "", "#cells"); renderTable(); });
   document.getElementById("filter-run").addEventListener("change", renderTable);
   document.getElementById("filter-text").addEventListener("input", renderTable);
   for (const th of document.querySelectorAll("#cell-table th")) th.addEventListener("click", () => sortBy(th));
