@@ -54,3 +54,48 @@ def test_a_garbled_artefact_is_an_evidence_error(
     path.write_text('{"run": "r1"}', encoding="utf-8")
     with pytest.raises(EvidenceError, match="authorization.json is not a valid Authorization"):
         evidence.read_authorization("r1")
+
+
+@pytest.mark.parametrize(
+    ("provider", "served", "simulated"),
+    [
+        ("simulated", None, True),
+        ("replay", "simulated", True),  # a replay of a simulated run stays simulated
+        ("replay", "openrouter", False),
+        ("openrouter", "simulated", False),  # only a replay inherits what served it
+    ],
+)
+def test_a_run_is_simulated_when_its_answers_come_from_the_stand_in(
+    tmp_path: Path, provider: str, served: str | None, simulated: bool
+) -> None:
+    from assay.evidence import CallRecord
+    from assay.plan import Plan
+    from assay.report.database import connect
+    from assay.report.primary import SIMULATED_BANNER, build_reports, render_markdown
+    from assay.tables import write_records
+
+    plan = Plan.model_validate({
+        "run": "r", "scenario": "v1", "fixture_sources": "0" * 64, "prompt_profile": "v1",
+        "repeats": 1, "arms": ["clean", "inconsistent"], "reference_arm": "clean",
+        "schedule": "blocked", "cells": [], "tools": {},
+        "model": {"model": "m", "provider": provider, "replay_ledger": "ledger/src/h"},
+        "analysis": {"alpha": 0.05, "minimum_subjects": 10, "structure_evaluator": 7},
+        "budget": {"paid": False, "ceiling_usd": 0.0, "reservation_usd": 0.0, "requests": 0,
+                   "admitted_requests": 0, "worst_case_usd": 0.0},
+    })  # fmt: skip
+    data = tmp_path / "data"
+    (data / "plan" / "r").mkdir(parents=True)
+    (data / "plan" / "r" / "plan.json").write_bytes(plan.canonical())
+    (data / "plan" / "r" / "plan.sha256").write_text(plan.hash + "\n")
+    call = CallRecord(run="r", cell_id="s/clean/r1", subject="s", arm="clean", repeat=1, step=1,
+                      status="completed", served_provider=served, text="x")  # fmt: skip
+    write_records(data / "execute" / "r" / "cells.parquet", CallRecord, [call])
+    (row,) = evidence.read_runs(data)
+    assert row.simulated is simulated
+    for name in ("extract", "subjects", "render"):
+        (data / name / ("v1" if name != "extract" else "r")).mkdir(parents=True)
+    write_records(data / "extract/r/candidates.parquet", evidence.CandidateRow, [])
+    write_records(data / "subjects/v1/subjects.parquet", evidence.SubjectRow, [])
+    write_records(data / "render/v1/prompts.parquet", evidence.PromptRow, [])
+    markdown = render_markdown(build_reports(connect(data))["r"])
+    assert (SIMULATED_BANNER in markdown) is simulated
