@@ -137,7 +137,8 @@ def test_default_study_runs_every_scenario_and_report_through_dvc_repro(repo):
         cells = json.loads(repo.read(f"data/report/scenarios/{scenario}.json"))["steps"]["1"]
         (run,) = [r for r, spec in runs.items() if spec["scenario"] == scenario]
         clean, messy = cells["cells"]["clean"][run], cells["cells"]["inconsistent"][run]
-        row = f"| {variant} | {clean['reused']} / {messy['reused']} of {sum(clean.values())} |"
+        per_arm = clean["scored"] + sum(clean["unscored"].values())
+        row = f"| {variant} | {clean['reused']} / {messy['reused']} of {per_arm}"
         assert row in sets, sets
     assert 'id="codebase-sets"' in repo.read("data/report/index.html")
 

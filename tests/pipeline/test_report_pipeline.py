@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from assay.pipeline.report import OUTPUTS
-from tests.conftest import Repo, make_repo
+from tests.conftest import ROOT, Repo, make_repo
 from tests.report.browser import open_page
 
 RUN = "sim-follower-v1"
@@ -204,3 +204,41 @@ def _check_plots_diff(repo: Repo) -> None:
     # v1 has no mess levels, so reuse_by_level is empty here; tests/pipeline/test_report_plots.py
     # diffs it across two revisions with data
     assert not _values_or_none(shown.get("reports/plots/reuse_by_level.csv") or [])
+
+
+def _readme_experiment_recipe() -> list[list[str]]:
+    """The README's experiment commands, as written (``uv run dvc …`` lines of the block that
+    starts with ``dvc exp run``), split like a shell would; comments dropped."""
+    import shlex
+
+    lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("    uv run dvc exp run"))
+    block = []
+    for line in lines[start:]:
+        if not line.startswith("    uv run dvc "):
+            break
+        block.append(shlex.split(line.strip(), comments=True))
+    return block
+
+
+def test_the_readme_experiment_recipe_runs_as_written(study: tuple[Repo, str]) -> None:
+    repo, _ = study
+    recipe = _readme_experiment_recipe()
+    assert [words[3] for words in recipe] == ["exp", "metrics", "exp", "plots"], recipe
+    repo.git("add", "-A")
+    repo.git("-c", "user.email=t@assay.invalid", "-c", "user.name=t", "commit", "-qm", "recipe")
+    experiment = None
+    for words in recipe:
+        assert words[:3] == ["uv", "run", "dvc"]
+        args = [experiment if w == "<experiment>" else w for w in words[3:]]
+        done = repo.dvc(*args, timeout=1800)  # fails the test on any error, as a user would see
+        if args[:2] == ["exp", "run"]:
+            experiment = re.search(r"Ran experiment\(s\): (\S+)", done.stdout).group(1)
+        if args[:2] == ["exp", "show"]:
+            assert "reuse_ref" in done.stdout and "unexpected error" not in done.stderr
+        if args[0] == "metrics":
+            assert f"{RUN}.reuse_ref" in done.stdout
+    page = repo.path / "dvc_plots" / "index.html"
+    assert "cdn.jsdelivr" not in page.read_text(), "dvc plots diff needs the network"
+    repo.git("checkout", "--", ".")
+    repo.dvc("checkout")

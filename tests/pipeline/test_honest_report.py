@@ -1,0 +1,147 @@
+"""Honest numbers through real ``dvc repro`` of the default study's v1 and context runs (the
+simulated follower beside the seed's Haiku route, which awaits authorization and whose context
+plan excludes ctx-90), on two subjects per scenario: missing is never zero, one vocabulary for
+missing states on every surface, ``assay compare`` refuses what does not compare, the page
+carries its qualifiers, provenance, links and paired view, ``dvc plots show`` draws offline,
+and a replay of a simulated run stays simulated."""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+
+import pytest
+import yaml
+
+from tests.conftest import Repo, make_repo
+from tests.pipeline.test_dvc_study import _two_families
+from tests.report.browser import DVC_PLOTS_DRAWN, open_page
+
+RUNS = ("sim-follower-v1", "haiku-v1", "sim-follower-context", "haiku-context")
+WAITING = ("haiku-v1", "haiku-context")
+
+
+@pytest.fixture(scope="module")
+def study(tmp_path_factory: pytest.TempPathFactory) -> Repo:
+    repo = make_repo(tmp_path_factory.mktemp("honest") / "repo")
+    params = yaml.safe_load(repo.read("params.yaml"))
+    params["runs"] = {name: {**params["runs"][name], "repeats": 1} for name in RUNS}
+    params["scenarios"] = ["v1", "context"]
+    params["subject_subset"] = {name: _two_families(name) for name in params["scenarios"]}
+    params["models"]["haiku-3-bedrock"]["base_url"] = "http://127.0.0.1:9/api/v1"
+    repo.write("params.yaml", yaml.safe_dump(params, sort_keys=False))
+    repo.git("add", "-A")
+    repo.git("-c", "user.email=t@assay.invalid", "-c", "user.name=t", "commit", "-qm", "study")
+    repo.dvc("repro", timeout=2400)
+    return repo
+
+
+def _assay(repo: Repo, *args: str, check: bool = True):
+    return repo.run("python", "-m", "assay.cli", *args, check=check)
+
+
+@pytest.mark.slow
+def test_missing_is_never_zero(study: Repo) -> None:
+    metrics = json.loads(study.read("reports/metrics.json"))
+    for run in WAITING:
+        for key in ("reuse_ref", "reuse_min", "reuse_max", "correct_ref", "p_min", "sig_arms"):
+            assert metrics[run][key] is None, (run, key)
+    assert metrics["sim-follower-v1"]["reuse_ref"] is not None
+    with (study.path / "reports/plots/reuse_by_level.csv").open() as handle:
+        levels = list(csv.DictReader(handle))
+    assert {r["reuse_rate"] for r in levels if r["run"] == "haiku-context"} == {""}
+    assert all(r["reuse_rate"] for r in levels if r["run"] == "sim-follower-context")
+    scenario = study.read("data/report/scenarios/context.md")
+    assert "— (2 not-run)" in scenario and "— (2 excluded)" in scenario
+    assert "| ctx-30 |" in scenario and "— (no complete subject)" in scenario
+
+
+@pytest.mark.slow
+def test_one_vocabulary_for_missing_states(study: Repo) -> None:
+    shown = _assay(study, "sql", "SELECT DISTINCT run, outcome, missing_detail FROM outcomes "
+                   "WHERE missing IS NOT NULL ORDER BY ALL", "--format", "csv").stdout  # fmt: skip
+    rows = list(csv.DictReader(shown.splitlines()))
+    assert {(r["run"], r["outcome"]) for r in rows} == {
+        ("haiku-v1", "not-run"), ("haiku-context", "not-run"), ("haiku-context", "excluded")
+    }  # fmt: skip
+    assert {r["missing_detail"] for r in rows if r["outcome"] == "not-run"} == {
+        "awaiting-authorization"
+    }
+    cell = _assay(study, "sql", "SELECT cell_id FROM cells WHERE run = 'haiku-context' AND "
+                  "arm = 'ctx-90' LIMIT 1", "--format", "csv").stdout.split()[1]  # fmt: skip
+    text = _assay(study, "show", "haiku-context", cell, "--no-prompt").stdout
+    assert "## Verdict: none, excluded (request-over-cap" in text
+    with (study.path / "reports/plots/verdicts_by_arm.csv").open() as handle:
+        plotted = {(r["run"], r["verdict"]) for r in csv.DictReader(handle)}
+    assert {("haiku-context", "excluded"), ("haiku-v1", "not-run")} <= plotted
+
+
+@pytest.mark.slow
+def test_compare_refuses_in_one_line(study: Repo) -> None:
+    for first, second in (
+        ("sim-follower-v1", "haiku-v1"),
+        ("haiku-context", "sim-follower-context"),
+    ):
+        refused = _assay(study, "compare", first, second, check=False)
+        assert refused.returncode == 2 and len(refused.stderr.strip().splitlines()) == 1
+        assert "simulated results are never compared" in refused.stderr
+    refused = _assay(study, "compare", "haiku-v1", "haiku-context", check=False)
+    assert refused.returncode == 2 and "only runs of the same scenario compare" in refused.stderr
+
+
+@pytest.mark.slow
+def test_page_qualifiers_provenance_links_and_paired_view(study: Repo) -> None:
+    head = study.git("rev-parse", "HEAD").stdout.strip()
+    with open_page(study.path / "data/report/index.html") as browser:
+        p = browser.page
+        assert browser.console_errors == []
+        assert f"commit {head[:12]} of " in p.inner_text("#provenance")
+        context = p.inner_text("#run-haiku-context")
+        assert "Excluded by the plan: 2 cells at ctx-90" in context
+        assert "Awaiting authorization. Nothing was spent" in context
+        assert "Why the run stopped: Awaiting authorization" in context
+        assert "Several arms: each step compares the reference arm with 2 arms" in (
+            p.inner_text("#run-sim-follower-context")
+        )
+        headline = p.inner_text("#headline")
+        assert re.search(r"haiku-v1\s.*—", headline)
+        p.click("#run-haiku-context a:text('2 cells at ctx-90')")
+        cells = p.locator("#cell-table tbody tr")
+        assert cells.count() == 2
+        assert set(p.locator("#cell-table tbody td:nth-child(7)").all_inner_texts()) == {"excluded"}
+        p.click("#subjects-sim-follower-context > summary")
+        p.locator("#subjects-sim-follower-context a.paired").first.click()
+        p.wait_for_selector("#paired-table")
+        assert "ctx-00 (reference)" in p.inner_text("#paired-table")
+        browser.screenshot("study-paired-view.png")
+
+
+@pytest.mark.slow
+def test_dvc_plots_show_draws_offline(study: Repo) -> None:
+    study.dvc("plots", "show")
+    index = study.path / "dvc_plots" / "index.html"
+    with open_page(index, ready=DVC_PLOTS_DRAWN) as page:
+        assert page.console_errors == []
+        assert all(url.startswith("file://") for url in page.requests), page.requests
+        legend = page.page.evaluate(
+            "() => [...document.querySelectorAll('g.role-legend-label text')].map(t => t.textContent)"
+        )
+        assert {"not-run", "excluded", "reused"} <= set(legend)
+        page.screenshot("study-dvc-plots.png")
+
+
+@pytest.mark.slow
+def test_a_replay_of_a_simulated_run_stays_simulated(study: Repo) -> None:
+    plan_hash = study.read("data/plan/sim-follower-v1/plan.sha256").strip()
+    params = yaml.safe_load(study.read("params.yaml"))
+    params["models"]["replayed"] = {
+        "provider": "replay", "model": "replayed", "replay_ledger": f"ledger/sim-follower-v1/{plan_hash}"
+    }  # fmt: skip
+    params["runs"]["replay-v1"] = {**params["runs"]["sim-follower-v1"], "model": "replayed"}
+    study.write("params.yaml", yaml.safe_dump(params, sort_keys=False))
+    study.dvc("repro", timeout=2400)
+    assert "SIMULATED MODEL" in study.read("data/report/runs/replay-v1/abstraction.md")
+    assert json.loads(study.read("reports/metrics.json"))["replay-v1"]["simulated"] == 1
+    compared = _assay(study, "compare", "sim-follower-v1", "replay-v1").stdout
+    assert "SIMULATED MODEL" in compared
