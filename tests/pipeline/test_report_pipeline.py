@@ -226,7 +226,8 @@ def test_the_readme_experiment_recipe_runs_as_written(study: tuple[Repo, str]) -
     recipe = _readme_experiment_recipe()
     assert [words[3] for words in recipe] == ["exp", "metrics", "exp", "plots"], recipe
     repo.git("add", "-A")
-    repo.git("-c", "user.email=t@assay.invalid", "-c", "user.name=t", "commit", "-qm", "recipe")
+    repo.git("-c", "user.email=t@assay.invalid", "-c", "user.name=t", "commit", "-qm", "recipe",
+             "--allow-empty")  # fmt: skip
     experiment = None
     for words in recipe:
         assert words[:3] == ["uv", "run", "dvc"]
