@@ -42,6 +42,7 @@ The supervisor is non-dumpable, so a child of the same UID cannot open ``/proc/1
 namespace it ignores every signal a child can send it.
 """
 
+import contextlib
 import ctypes
 import hashlib
 import hmac
@@ -197,10 +198,8 @@ def wipe_tmp():
                 parent = os.open("..", DIRECTORY_FLAGS, dir_fd=fd)
                 fd, previous = parent, fd
                 os.close(previous)
-                try:
+                with contextlib.suppress(OSError):  # the fingerprint shows what is left
                     os.rmdir(name, dir_fd=fd)
-                except OSError:
-                    pass
     finally:
         os.close(fd)
 
@@ -227,10 +226,8 @@ def remove_ipc_objects():
     fd = os.open(MQUEUE_DIR, DIRECTORY_FLAGS)
     try:
         for name in os.listdir(fd):
-            try:
+            with contextlib.suppress(OSError):  # the fingerprint shows what is left
                 os.unlink(name, dir_fd=fd)
-            except OSError:
-                pass
     finally:
         os.close(fd)
 
@@ -265,10 +262,8 @@ def clean_up(fresh):
     case made is still there; ``("unverified", keys)`` when the state cannot be read or a killed
     process has not ended (SIGKILL from PID 1 always ends a process: not the case's doing)."""
     for step in (remove_ipc_objects, wipe_tmp):
-        try:
+        with contextlib.suppress(Exception):  # whatever failed, the fingerprint decides
             step()
-        except Exception:  # noqa: BLE001, S110 - whatever failed, the fingerprint decides
-            pass
     try:
         now = fingerprint()
     except OSError:

@@ -11,28 +11,18 @@ from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
-import yaml
 
 from assay.compute.engine import local_identity
 from assay.sandbox import policy
 from tests.conftest import stages_ran
+from tests.pipeline.test_dvc_image_archive import RUN, _one_small_run
 
-RUN = "sim-follower-v1"
 SELFTEST = "data/selftest/v1/selftest.json"
 PLAN = f"data/plan/{RUN}/plan.json"
 CORRECTNESS = f"data/correctness/{RUN}/correctness.parquet"
 TARGET = f"pipeline/correctness/dvc.yaml:correctness@{RUN}"
 
 pytestmark = [pytest.mark.slow, pytest.mark.docker]
-
-
-def _one_small_run(repo) -> None:
-    """sim-follower-v1 only, one subject, one repeat: a few sandboxed cells."""
-    params = yaml.safe_load(repo.read("params.yaml"))
-    params["runs"] = {RUN: {**params["runs"][RUN], "repeats": 1}}
-    params["scenarios"] = ["v1"]
-    params["subject_subset"] = {"v1": ["card-mask"]}
-    repo.write("params.yaml", yaml.safe_dump(params, sort_keys=False))
 
 
 def _outcomes(repo) -> set[tuple[str | None, str]]:

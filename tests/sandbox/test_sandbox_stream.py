@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import pytest
 from sandbox_testkit import CORPUS_FILES, CORPUS_TARGET, RIGHT
 
-from assay.sandbox import SandboxRequest
+from assay.sandbox import SandboxRequest, policy
 from assay.sandbox.results import CaseOutcome
 from assay.sandbox.runner import (
     StreamSession,
@@ -226,21 +226,8 @@ READY = {
     "no_new_privs": "1",
     "seccomp": "2",
     "dumpable": 0,
-    "fingerprint": {
-        "processes": [1],
-        "tmp": [],
-        "mqueue": [],
-        "pts": ["ptmx"],
-        "sysv_shm": [],
-        "sysv_msg": [],
-        "sysv_sem": [],
-    },
-    "ipc_limits": {
-        "kernel.shmmni": "0",
-        "kernel.msgmni": "0",
-        "kernel.sem": "0 0 0 0",
-        "fs.mqueue.queues_max": "0",
-    },
+    "fingerprint": policy.FRESH_FINGERPRINT,
+    "ipc_limits": policy.IPC_SYSCTLS,
     "msgqueue_limit": [0, 0],
 }
 
