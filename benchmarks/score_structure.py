@@ -126,7 +126,7 @@ def candidates(count: int) -> list[tuple[Task, str]]:
     shapes = itertools.cycle(itertools.product(references, combinations, (False, True)))
     return [
         (task, variant_source(reference, combo, docstring, serial))
-        for serial, ((task, reference), combo, docstring) in zip(range(count), shapes)
+        for serial, ((task, reference), combo, docstring) in zip(range(count), shapes, strict=False)
     ]
 
 

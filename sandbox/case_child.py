@@ -145,7 +145,7 @@ def _run():
             if exact_type(text) is str_type:
                 room = (budget - 64 - length(name)) // 6
                 # not min(): candidate code has run and may have replaced any builtin
-                limit = MESSAGE_CHARS if MESSAGE_CHARS < room else room  # noqa: FURB136
+                limit = MESSAGE_CHARS if room > MESSAGE_CHARS else room  # noqa: FURB136
                 if limit > 0:
                     message = encode_basestring_ascii(str_slice(text, make_slice(0, limit)))
         except BaseException:  # noqa: BLE001 - e.g. an int too long to print: no message

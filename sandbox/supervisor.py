@@ -450,7 +450,7 @@ class CaseRun:
                     list(readers) + [pidfd, 0], writers, [], clock.next_check()
                 )
                 if 0 in ready_r and not os.read(0, 4096):
-                    raise HostGone()
+                    raise HostGone
                 if ready_w:
                     try:
                         pending_input = pending_input[os.write(stdin_w, pending_input) :]

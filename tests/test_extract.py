@@ -39,7 +39,7 @@ def test_unknown_version_names_the_known_ones():
 
 
 def test_default_is_current_version():
-    assert CURRENT_VERSION == max(VERSIONS)
+    assert max(VERSIONS) == CURRENT_VERSION
 
 
 BARE = "```\nfrom h import helper\n\ndef implement(v):\n    return helper(v)\n```\n"

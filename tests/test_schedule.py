@@ -47,7 +47,7 @@ def test_rotated_144_cells_each_arm_first_equally():
     cells = schedule("subject-rotated-v1", [f"s{i}" for i in range(12)], arms, 2)
     assert len(cells) == 144
     firsts = Counter(cells[b * 6].arm for b in range(24))
-    assert firsts == {arm: 4 for arm in arms}
+    assert firsts == dict.fromkeys(arms, 4)
 
 
 @pytest.mark.parametrize(

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from assay.errors import AssayError
+from assay.gate import is_docstring
 from assay.records import Frozen
 
 
@@ -129,18 +130,10 @@ def _parse(text: str, role: str) -> ast.Module:
         raise ChangeError(f"{role} does not parse: {exc.msg} (line {exc.lineno})") from None
 
 
-def _is_docstring(statement: ast.stmt) -> bool:
-    return (
-        isinstance(statement, ast.Expr)
-        and isinstance(statement.value, ast.Constant)
-        and isinstance(statement.value.value, str)
-    )
-
-
 def _import_block(tree: ast.Module) -> _Block:
     body = list(tree.body)
     docstring_end = 0
-    if body and _is_docstring(body[0]):
+    if body and is_docstring(body[0]):
         docstring_end = _end(body.pop(0))
     future_after = docstring_end
     statements: list[ast.Import | ast.ImportFrom] = []
@@ -211,7 +204,7 @@ def _definition_text(tree: ast.Module, source: str) -> str:
     """The candidate's source without its top-level imports and module docstring."""
     drop: set[int] = set()
     body = list(tree.body)
-    if body and _is_docstring(body[0]) and len(body) > 1:
+    if body and is_docstring(body[0]) and len(body) > 1:
         drop.update(range(body[0].lineno, _end(body[0]) + 1))
     for statement in _imports_of(tree):
         drop.update(range(statement.lineno, _end(statement) + 1))

@@ -405,16 +405,20 @@ def parse_yaml(text: str, *, path: Path | str = "params.yaml") -> Any:
         raise ParamsError(f"{path}: invalid YAML: {exc}") from None
 
 
-def read_params_yaml(path: Path | str = "params.yaml") -> Any:
-    """The parsed (not yet validated) file; an unreadable file or bad YAML is one line."""
-    path = Path(path)
+def read_params_text(path: Path) -> str:
+    """The file's text; a missing or unreadable file is one ``ParamsError`` line."""
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ParamsError(f"{path}: not found") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ParamsError(f"{path}: cannot read: {exc}") from None
-    return parse_yaml(text, path=path)
+
+
+def read_params_yaml(path: Path | str = "params.yaml") -> Any:
+    """The parsed (not yet validated) file; an unreadable file or bad YAML is one line."""
+    path = Path(path)
+    return parse_yaml(read_params_text(path), path=path)
 
 
 def load_params(path: Path | str = "params.yaml") -> Params:

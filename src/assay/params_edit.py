@@ -18,7 +18,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import YAMLError
 
-from assay.params import ParamsError, parse_yaml, validate_params
+from assay.params import ParamsError, parse_yaml, read_params_text, validate_params
 
 
 def _round_trip_yaml() -> YAML:
@@ -44,12 +44,7 @@ def _append(sequence: CommentedSeq, value: Any) -> None:
 
 def _edit(path: Path, change: Callable[[Any], None]) -> None:
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ParamsError(f"{path}: not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ParamsError(f"{path}: cannot read: {exc}") from None
+    text = read_params_text(path)
     parse_yaml(text, path=path)  # a syntax error becomes one line with its position
     yaml = _round_trip_yaml()
     try:

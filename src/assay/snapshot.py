@@ -34,7 +34,6 @@ import subprocess
 import sys
 import tarfile
 import tempfile
-import tomllib
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -46,6 +45,7 @@ from pydantic import Field, ValidationError
 from assay.digest import canonical_json, sha256_hex
 from assay.errors import AssayError, boundary
 from assay.evidence.paths import snapshot_dir
+from assay.fixtures.declaration import read_toml
 from assay.fixtures.errors import FixtureError, from_validation_error
 from assay.records import Frozen
 
@@ -114,12 +114,7 @@ class Provenance(Frozen):
 
 def load_declaration(path: Path = SOURCES_FILE) -> Declaration:
     """``sources.toml`` validated; every slice names a declared source, names are unique."""
-    try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise FixtureError(path, "<root>", "file is missing") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise FixtureError(path, "<root>", f"invalid TOML: {exc}") from None
+    raw = read_toml(path)
     try:
         declaration = Declaration.model_validate(
             {"sources": raw.pop("source", ()), "slices": raw.pop("slice", ()), **raw}

@@ -55,7 +55,7 @@ def test_scenario_shape(scenarios: dict[str, Scenario], name: str) -> None:
     assert scenario.steps == shape["steps"]
     assert len(scenario.subjects) == 12
     families = Counter(s.task.family for s in scenario.subjects)
-    assert families == {family: 4 for family in FAMILIES}
+    assert families == dict.fromkeys(FAMILIES, 4)
     for subject in scenario.subjects:
         assert {a.name: a.sandbox for a in subject.arms} == shape["sandbox"]
 
@@ -166,6 +166,7 @@ def test_tail_arms_are_contiguous_above_the_insertion_point(scenarios: dict[str,
 # -- imports ---------------------------------------------------------------------------------
 
 
+@pytest.mark.process
 def test_no_target_file_has_an_unused_import(
     scenarios: dict[str, Scenario], tmp_path: Path
 ) -> None:
@@ -203,6 +204,7 @@ def test_no_target_file_has_an_unused_import(
     assert findings == [], [(f["filename"], f["message"]) for f in findings]
 
 
+@pytest.mark.process
 def test_every_repository_file_is_clean_python(
     scenarios: dict[str, Scenario], tmp_path: Path
 ) -> None:
@@ -283,6 +285,7 @@ def test_padding_never_mentions_the_helper_its_module_or_primitives(
                 assert not found, (subject.id, arm, path, sorted(set(found)))
 
 
+@pytest.mark.process
 def test_padding_is_clean_importable_python(scenarios: dict[str, Scenario], tmp_path: Path) -> None:
     modules = {}
     for subject in scenarios["context"].subjects:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import socket
 from collections.abc import Iterator
 
@@ -38,10 +39,8 @@ def unanswered_url() -> Iterator[str]:
     for _ in range(4):
         filler = socket.socket()
         filler.setblocking(False)
-        try:
+        with contextlib.suppress(BlockingIOError):
             filler.connect(("127.0.0.1", port))
-        except BlockingIOError:
-            pass
         fillers.append(filler)
     yield f"http://127.0.0.1:{port}"
     for filler in fillers:

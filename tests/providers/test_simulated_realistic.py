@@ -255,7 +255,7 @@ def test_a_whole_chain_run_answers_every_step(tmp_path):
     rows = {(r.subject, r.arm): r for r in prompt_rows(scenario)}
     prompts = {key: row.prompt for key, row in rows.items()}
     profile = ModelProfile(provider="simulated", model="s", behaviour="realistic", seed=4,
-                           own_step_rate=0.5, deviations={name: 0.03 for name in DEVIATIONS})  # fmt: skip
+                           own_step_rate=0.5, deviations=dict.fromkeys(DEVIATIONS, 0.03))  # fmt: skip
     plan = build_plan(run_id="chain", run=RunSpec(model="s", scenario="chain", repeats=1),
                       profile=profile, scenario=scenario, fixture_sources="0" * 64,
                       prompts=request_sizes(prompts, lambda p: len(p.encode())),

@@ -187,7 +187,7 @@ def _cost_study(tmp_path: Path) -> None:
     real["s00/inconsistent/r2"] = None  # s00 incomplete for the arm comparison
     real["s01/inconsistent/r1"] = 1.0  # lower median of (1, 6) is 1: below clean's 2
     write_metrics(tmp_path, "real", real)
-    write_metrics(tmp_path, "sim", {c: 100.0 for c in cells})
+    write_metrics(tmp_path, "sim", dict.fromkeys(cells, 100.0))
 
 
 def test_cost_report_leaves_simulated_runs_out_unless_asked_and_lists_what_it_pooled(

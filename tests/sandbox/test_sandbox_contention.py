@@ -12,6 +12,7 @@ slower (the wall-clock ceiling is 120 deadlines).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 import uuid
@@ -63,10 +64,8 @@ def oversubscribed(docker_api: docker.APIClient, sandbox_image: str) -> Iterator
         yield names
     finally:
         for name in names:
-            try:
+            with contextlib.suppress(docker.errors.NotFound):
                 docker_api.remove_container(name, force=True)
-            except docker.errors.NotFound:
-                pass
 
 
 @pytest.mark.docker

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import datetime
+import datetime as dt
 import os
 
 import docker
@@ -57,7 +57,7 @@ def test_unreachable_daemon_is_evaluator_failure(monkeypatch: pytest.MonkeyPatch
     "changes",
     [
         {"expected": (float("nan"), 5)},
-        {"cases": (datetime.date(2024, 1, 1), 2)},
+        {"cases": (dt.date(2024, 1, 1), 2)},
         {"expected": ("x" * 100_000, 5)},
     ],
 )

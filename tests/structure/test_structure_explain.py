@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 import yaml
 
-from assay.structure import EVALUATOR_VERSIONS, score
+from assay.structure import EVALUATOR_VERSIONS, gated_candidate, score
 from assay.structure.explain import RULE_TEXT, explain
 
 CASES = Path(__file__).parent / "cases"
@@ -32,10 +32,12 @@ REASON_OF_RULE = {
 def test_explanation_table(case: dict[str, Any]) -> None:
     merged = {**EXPLAIN["defaults"], **case}
     explanation = explain(
-        merged["source"],
-        helper=merged["helper"],
-        helper_module=merged["helper_module"],
-        primitives=merged["primitives"],
+        gated_candidate(
+            merged["source"],
+            helper=merged["helper"],
+            helper_module=merged["helper_module"],
+            primitives=merged["primitives"],
+        )
     )
     expected = {field: merged.get(field, []) for field in FIELDS}
     got = explanation.model_dump()
@@ -65,7 +67,7 @@ def test_explanation_agrees_with_the_verdict(case: dict[str, Any], version: int)
         "version": version,
     }  # fmt: skip
     result = score(case["source"], **arguments)
-    explanation = explain(case["source"], **arguments)
+    explanation = explain(gated_candidate(case["source"], **arguments))
     if result.verdict == "rejected":
         assert explanation.rule == "gate"
     elif explanation.rule == "conditional_helper_call":

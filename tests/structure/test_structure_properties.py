@@ -113,7 +113,9 @@ def _statements() -> st.SearchStrategy[list[str]]:
     )
 
     def extend(inner: st.SearchStrategy[list[str]]) -> st.SearchStrategy[list[str]]:
-        block = st.lists(inner, min_size=1, max_size=3).map(lambda bs: [l for b in bs for l in b])
+        block = st.lists(inner, min_size=1, max_size=3).map(
+            lambda bs: [line for b in bs for line in b]
+        )
         return st.one_of(
             st.tuples(EXPRESSIONS, block).map(lambda p: [f"if {p[0]}:", *_indent(p[1])]),
             st.tuples(EXPRESSIONS, block, block).map(

@@ -109,31 +109,3 @@ TABLES: tuple[Table, ...] = (
     CORRECTNESS_VERSIONS,
 )
 """Every Parquet view over ``data/`` (``runs`` is built from the plans; see ``read_runs``)."""
-
-
-def subjects_table(scenario: str) -> Path:
-    return SUBJECTS.path(scenario)
-
-
-def prompts_table(scenario: str) -> Path:
-    return PROMPTS.path(scenario)
-
-
-def cells_table(run: str) -> Path:
-    return CELLS.path(run)
-
-
-def candidates_table(run: str) -> Path:
-    return CANDIDATES.path(run)
-
-
-def verdicts_table(run: str) -> Path:
-    return VERDICTS.path(run)
-
-
-def correctness_table(run: str) -> Path:
-    return CORRECTNESS.path(run)
-
-
-def metrics_table(run: str) -> Path:
-    return METRICS.path(run)

@@ -189,9 +189,9 @@ UNPUBLISHED_COLUMNS = ("unpublished_case_actuals", "unpublished_case_messages")
 exports leave them out; they exist to explain a verdict on the machine that ran it."""
 
 
-class MetricRow(CellKey):
-    """``metrics``: one metric of one output, before and after the change (long form: a new
-    metric adds rows, never columns)."""
+class MetricValues(Frozen):
+    """One metric of one output, before and after the change: what the measure stage measures
+    (``assay.metrics.Measurement``) and what the ``metrics`` table keeps of it."""
 
     tool: str
     tool_version: str
@@ -200,6 +200,11 @@ class MetricRow(CellKey):
     after: float | None
     delta: float | None
     missing_reason: str | None
+
+
+class MetricRow(MetricValues, CellKey):  # in this order, the key's columns come first
+    """``metrics``: one metric of one output, before and after the change (long form: a new
+    metric adds rows, never columns)."""
 
 
 class RunRow(Frozen):

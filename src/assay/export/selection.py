@@ -34,7 +34,7 @@ def published(row: type[BaseModel], columns: tuple[str, ...], name: str) -> type
     for column in columns:
         field = row.model_fields[column]
         fields[column] = (field.annotation, field)
-    return create_model(name, __base__=Frozen, **fields)  # type: ignore[call-overload, no-any-return]
+    return create_model(name, __base__=Frozen, **fields)
 
 
 PublishedCorrectness = published(

@@ -140,7 +140,7 @@ class _Bundle:
             raise Differs(relative, f"not a Parquet table: {exc}") from None
         if tuple(arrow.column_names) != table.columns or columns.get(table.name) != table.columns:
             raise Differs(relative, f"columns are not the published ones: {arrow.column_names}")
-        rows = arrow.to_pylist()
+        rows: list[dict[str, Any]] = arrow.to_pylist()
         for index, row in enumerate(rows):
             error = first_error(table.schema_name, table.row.__name__, row,
                                 self.schema(table.schema_name))  # fmt: skip

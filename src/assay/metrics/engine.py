@@ -23,16 +23,7 @@ from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor, 
 from pathlib import Path
 
 from assay.change import ChangeError, describe_change
-from assay.metrics import (
-    complexipy_tool,
-    grimp_tool,
-    jscpd_tool,
-    lizard_tool,
-    mypy_tool,
-    newcode_tool,
-    radon_tool,
-    ruff_tool,
-)
+from assay.metrics import in_process, jscpd_tool, mypy_tool, ruff_tool
 from assay.metrics.records import MeasureItem, Measurement, ToolResult
 from assay.metrics.rows import rows_for
 from assay.metrics.units import Unit, chunked, write_unit
@@ -55,26 +46,10 @@ def _start_worker(work: str) -> None:
     _Worker.work = Path(work)
 
 
-def in_process_results(unit: Unit, work: Path) -> dict[str, ToolResult]:
-    """The per-repository tools that run inside a Python process, for one unit."""
-    results = {
-        radon_tool.TOOL: radon_tool.measure(unit.files),
-        complexipy_tool.TOOL: complexipy_tool.measure(unit.files),
-        grimp_tool.TOOL: grimp_tool.measure(unit.files, work / "grimp" / unit.unit_id),
-    }
-    if unit.definition_lines is not None:
-        target_text = unit.files[unit.target]
-        results[lizard_tool.TOOL] = lizard_tool.measure(
-            unit.target, target_text, unit.definition_lines
-        )
-        results[newcode_tool.TOOL] = newcode_tool.measure(target_text, unit.changed_lines)
-    return results
-
-
 def _measure_chunk(units: list[Unit]) -> dict[str, dict[str, ToolResult]]:
     work = _Worker.work
     assert work is not None, "worker not started"
-    results = {unit.unit_id: in_process_results(unit, work) for unit in units}
+    results = {unit.unit_id: in_process.results(unit, work) for unit in units}
     checked = mypy_tool.measure_many(
         units,
         work / REPOSITORIES,

@@ -1,9 +1,9 @@
 """The naive path: every tool as a fresh process per output, before and after.
 
 Nothing is shared between outputs: each output's before- and after-repository is written to its
-own folder and each tool runs as its own process on it (radon, complexipy, grimp and lizard via
-``python -m assay.metrics.single``; the ``ruff``, ``jscpd`` and ``mypy`` commands, mypy with its
-default cache location in a fresh folder). The results go through the same interpretation and
+own folder and each tool runs as its own process on it (the in-process tools of
+``assay.metrics.in_process`` via ``python -m assay.metrics.single``; the ``ruff``, ``jscpd`` and
+``mypy`` commands, mypy with its default cache location in a fresh folder). The results go through the same interpretation and
 row assembly as the fast path, so both must give the same rows. It exists to check and to
 benchmark :func:`assay.metrics.engine.measure`.
 """
@@ -17,16 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from assay.change import ChangeError, describe_change
-from assay.metrics import (
-    complexipy_tool,
-    grimp_tool,
-    jscpd_tool,
-    lizard_tool,
-    mypy_tool,
-    newcode_tool,
-    radon_tool,
-    ruff_tool,
-)
+from assay.metrics import in_process, jscpd_tool, mypy_tool, ruff_tool
 from assay.metrics.records import MeasureItem, Measurement, ToolResult
 from assay.metrics.rows import rows_for
 from assay.metrics.units import Unit, write_unit
@@ -67,17 +58,12 @@ def _fresh_mypy(folder: Path, scratch: Path) -> ToolResult:
 def naive_unit_results(unit: Unit, scratch: Path) -> dict[str, ToolResult]:
     root = scratch / "repos"
     folder = write_unit(root, unit)
-    tools = [radon_tool.TOOL, complexipy_tool.TOOL, grimp_tool.TOOL]
-    if unit.definition_lines is not None:
-        tools.append(lizard_tool.TOOL)
-    results = {tool: _fresh_python_tool(tool, unit, folder, scratch) for tool in tools}
+    results = {
+        tool: _fresh_python_tool(tool, unit, folder, scratch) for tool in in_process.tools_for(unit)
+    }
     results[ruff_tool.TOOL] = ruff_tool.measure_many(root, [unit.unit_id])[unit.unit_id]
     results[jscpd_tool.TOOL] = jscpd_tool.measure_cli(folder, unit, scratch)
     results[mypy_tool.TOOL] = _fresh_mypy(folder, scratch)
-    if unit.definition_lines is not None:
-        results[newcode_tool.TOOL] = newcode_tool.measure(
-            unit.files[unit.target], unit.changed_lines
-        )
     return results
 
 

@@ -35,7 +35,7 @@ class _FileFigures(NamedTuple):
 
 
 def _function_complexity(function: Function) -> int:
-    return function.complexity + sum(_function_complexity(c) for c in function.closures)
+    return int(function.complexity) + sum(_function_complexity(c) for c in function.closures)
 
 
 def _block_complexity(visitor: ComplexityVisitor) -> int:

@@ -7,6 +7,7 @@ from typing import Any
 
 from pydantic import Field, field_validator
 
+from assay.evidence.rows import MetricValues
 from assay.fixtures.model import SourceFile
 from assay.records import Frozen
 
@@ -52,20 +53,13 @@ class ToolResult(Frozen):
         return cls(tool=tool, missing_reason=reason)
 
 
-class Measurement(Frozen):
+class Measurement(MetricValues):
     """One metric of one output, before and after the change (long form: new metrics add rows).
 
     Keyed by ``cell_id`` alone; the measure stage adds the rest of the cell key to make the
     ``metrics`` table's :class:`~assay.evidence.MetricRow`."""
 
     cell_id: str
-    tool: str
-    tool_version: str
-    metric: str
-    before: float | None
-    after: float | None
-    delta: float | None
-    missing_reason: str | None
 
 
 def by_cell(rows: Sequence[Measurement]) -> dict[str, list[Measurement]]:

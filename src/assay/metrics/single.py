@@ -9,23 +9,16 @@ import sys
 import tempfile
 from pathlib import Path
 
-from assay.metrics import complexipy_tool, grimp_tool, lizard_tool, radon_tool
+from assay.metrics import in_process
 from assay.metrics.records import ToolResult
 from assay.metrics.units import Unit, read_files
 
 
 def run(tool: str, unit: Unit, folder: Path) -> ToolResult:
-    files = read_files(folder)
-    if tool == radon_tool.TOOL:
-        return radon_tool.measure(files)
-    if tool == complexipy_tool.TOOL:
-        return complexipy_tool.measure(files)
-    if tool == grimp_tool.TOOL:
-        with tempfile.TemporaryDirectory(prefix="assay-grimp-") as staging:
-            return grimp_tool.measure(files, Path(staging))
-    if tool == lizard_tool.TOOL and unit.definition_lines is not None:
-        return lizard_tool.measure(unit.target, files[unit.target], unit.definition_lines)
-    raise SystemExit(f"unknown tool {tool!r}")
+    """``tool`` on the repository as written to ``folder`` (read back from disk)."""
+    written = unit.model_copy(update={"files": read_files(folder)})
+    with tempfile.TemporaryDirectory(prefix="assay-single-") as work:
+        return in_process.measure(tool, written, Path(work))
 
 
 def main(argv: list[str]) -> int:

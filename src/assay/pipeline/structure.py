@@ -10,13 +10,11 @@ can show which cells another version changes. Nothing here re-runs ``execute``.
 
 from __future__ import annotations
 
-from typing import Any
-
 from assay import evidence
 from assay.evidence import CandidateRow, VerdictRow
 from assay.fixtures.model import Scenario
 from assay.params import Params
-from assay.structure import verdict_for
+from assay.structure import gated_candidate, judge
 from assay.structure.explain import explain
 from assay.structure.versions import EVALUATOR_VERSIONS
 
@@ -27,24 +25,21 @@ def verdict_rows(
     tasks = {s.id: s.task for s in scenario.subjects}
     rows = []
     for c in candidates:
+        if c.source is None:  # no candidate: no verdict, and why
+            rows.append(VerdictRow(**c.key(), verdict=None, reason=c.missing_reason,
+                                   evaluator_version=version))  # fmt: skip
+            continue
         task = tasks[c.subject]
-        verdict, reason = verdict_for(c, task.helper, task.helper_module, task.primitives, version)
-        explanation: dict[str, Any] = {}
-        if c.source is not None:
-            explanation = explain(
-                c.source,
-                helper=task.helper,
-                helper_module=task.helper_module,
-                primitives=task.primitives,
-                version=version,
-            ).model_dump()
+        candidate = gated_candidate(c.source, helper=task.helper, helper_module=task.helper_module,
+                                    primitives=task.primitives, version=version)  # fmt: skip
+        result = judge(candidate, version)  # parsed once for the verdict and its explanation
         rows.append(
             VerdictRow(
                 **c.key(),
-                verdict=verdict,
-                reason=reason,
+                verdict=result.verdict,
+                reason=result.reason,
                 evaluator_version=version,
-                **explanation,
+                **explain(candidate).model_dump(),
             )
         )
     return rows

@@ -174,12 +174,11 @@ class Usage(Frozen):
     completion_tokens: int | None = None
 
 
-class ProviderResult(Frozen):
-    status: ExecutionStatus
-    reason: str | None = None
-    """Machine-readable cause for anything but ``completed`` (``http-429``, ``read-timeout`` …)."""
-    halt: bool = False
-    """True when admission must stop: any failure whose no-charge status is not proven."""
+class Reply(Frozen):
+    """What a provider replied to one request, as read: the body, the completion, its usage
+    and cost, who served it, how long it took. The chat adapters' finding (before any decision)
+    and the provider's result (after it) both carry it."""
+
     text: str | None = None
     raw: bytes = b""
     """The response body as received (stored content-addressed by the ledger)."""
@@ -192,8 +191,16 @@ class ProviderResult(Frozen):
     finish_reason: str | None = None
     detail: str | None = None
     """Human-readable cause (the provider's error message, shortened; never headers or keys)."""
-    no_charge_proven: bool = False
     latency_seconds: float = 0.0
+
+
+class ProviderResult(Reply):
+    status: ExecutionStatus
+    reason: str | None = None
+    """Machine-readable cause for anything but ``completed`` (``http-429``, ``read-timeout`` …)."""
+    halt: bool = False
+    """True when admission must stop: any failure whose no-charge status is not proven."""
+    no_charge_proven: bool = False
 
 
 class Provider(Protocol):

@@ -29,13 +29,13 @@ from assay.providers.base import (
     ModelProfile,
     ProviderRequest,
     ProviderResult,
+    Reply,
     Usage,
     nano_up,
 )
 from assay.providers.http import Received, TransportFailure, exchange, make_client
 from assay.providers.outcomes import RULES, FailureKind, decide
 from assay.providers.secrets import redact_bytes, redact_text
-from assay.records import Frozen
 
 DETAIL_CHARS = 300
 
@@ -49,22 +49,12 @@ def user_messages(prompt: str) -> list[dict[str, str]]:
     return [{"role": "user", "content": prompt}]
 
 
-class Finding(Frozen):
+class Finding(Reply):
     """What the adapter read from one exchange, before any decision."""
 
     kind: FailureKind | None = None
     """``None``: a usable completion."""
     reason: str | None = None
-    detail: str | None = None
-    raw: bytes = b""
-    text: str | None = None
-    usage: Usage = Usage()
-    cost_usd: float | None = None
-    generation_id: str | None = None
-    served_model: str | None = None
-    served_provider: str | None = None
-    finish_reason: str | None = None
-    latency_seconds: float = 0.0
 
 
 class ChatCompletionsAdapter:

@@ -14,8 +14,9 @@ from typing import Any
 
 import httpx
 
+from assay.providers import openai_compatible
 from assay.providers.base import ModelProfile
-from assay.providers.chat import ChatCompletionsAdapter, number, parse_json, user_messages
+from assay.providers.chat import ChatCompletionsAdapter, number, parse_json
 from assay.providers.http import Received, exchange
 
 DEFAULT_BASE_URL = "https://openrouter.ai/api/v1"
@@ -44,14 +45,8 @@ def routing(profile: ModelProfile) -> dict[str, Any]:
 
 
 def request_body(profile: ModelProfile, prompt: str) -> dict[str, Any]:
-    return {
-        "model": profile.model,
-        "messages": user_messages(prompt),
-        "max_tokens": profile.max_output_tokens,
-        "temperature": profile.temperature,
-        "stream": False,
-        "provider": routing(profile),
-    }
+    """The chat-completions body every compatible endpoint takes, with OpenRouter's routing."""
+    return {**openai_compatible.request_body(profile, prompt), "provider": routing(profile)}
 
 
 class OpenRouterProvider(ChatCompletionsAdapter):

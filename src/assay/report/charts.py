@@ -39,7 +39,8 @@ WIDTH = 520
 
 
 def _spec(chart: alt.TopLevelMixin) -> dict[str, Any]:
-    return chart.configure_view(stroke=None).to_dict()
+    spec: dict[str, Any] = chart.configure_view(stroke=None).to_dict()
+    return spec
 
 
 def series_label(run: dict[str, Any]) -> str:

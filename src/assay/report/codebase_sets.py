@@ -27,7 +27,8 @@ FILES = ("codebase_sets.json", "codebase_sets.md")
 
 
 def _arm_counts(step: dict[str, Any], arm: str, run: str) -> dict[str, int] | None:
-    return step["cells"].get(arm, {}).get(run)
+    counts: dict[str, int] | None = step["cells"].get(arm, {}).get(run)
+    return counts
 
 
 def build_codebase_sets(scenario_reports: dict[str, dict[str, Any]]) -> dict[str, Any]:

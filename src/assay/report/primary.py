@@ -175,7 +175,8 @@ def stopped(
             "not sent."
         )
     elif ceiling is not None:
-        summary = f"Stopped at the ceiling: {ceiling['calls']} calls were not sent because " + (
+        summary = (
+            f"Stopped at the ceiling: {ceiling['calls']} calls were not sent because "
             "reserving one more request would pass the ceiling."
         )
     elif any(c["cause"] == "awaiting-authorization" for c in causes):

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -120,13 +121,18 @@ def _no_cells() -> dict[str, Any]:
 
 def _step(reports: dict[str, dict[str, Any]], row: dict[str, Any]) -> dict[str, Any]:
     steps = reports[row["scenario"]]["steps"]
-    return steps.setdefault(
+    step: dict[str, Any] = steps.setdefault(
         str(row["step"]), {"cells": {}, "subjects": {}, "tests": {}, "ambiguous": {}}
     )
+    return step
 
 
 def _side_by_side(
-    arms: list[str], runs: list[str], table: dict[str, dict[str, Any]], cell, absent: str = ""
+    arms: list[str],
+    runs: list[str],
+    table: dict[str, dict[str, Any]],
+    cell: Callable[[Any], str],
+    absent: str = "",
 ) -> str:
     header = "| arm | " + " | ".join(runs) + " |"
     lines = [header, "|" + "---|" * (len(runs) + 1)]

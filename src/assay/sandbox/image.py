@@ -130,7 +130,7 @@ def image_present(api: docker.APIClient, image_id: str) -> bool:
     from docker import errors as docker_errors
 
     try:
-        return api.inspect_image(image_id).get("Id") == image_id
+        return bool(api.inspect_image(image_id).get("Id") == image_id)
     except docker_errors.NotFound:
         return False
 

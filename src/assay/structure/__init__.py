@@ -50,6 +50,7 @@ __all__ = [
     "StructuralReason",
     "StructuralResult",
     "gated_candidate",
+    "judge",
     "score",
     "verdict_for",
 ]
@@ -75,6 +76,11 @@ def score(
     candidate = gated_candidate(
         source, helper=helper, helper_module=helper_module, primitives=primitives, version=version
     )
+    return judge(candidate, version)
+
+
+def judge(candidate: Candidate | Refused, version: int) -> StructuralResult:
+    """The verdict of a candidate :func:`gated_candidate` returned under ``version``."""
     if isinstance(candidate, Refused):
         return StructuralResult(
             verdict="rejected", reason=candidate.reason, evaluator_version=version
@@ -118,7 +124,7 @@ def gated_candidate(
         CallSite(call=call, callee=scope.resolve(call.func), position=position)
         for call, position in call_positions(implement, spec.guards_before_helper)
     )
-    candidate = Candidate(
+    return Candidate(
         implement=implement,
         nodes=admission.nodes,
         scope=scope,
@@ -128,4 +134,3 @@ def gated_candidate(
         primitives=declared,
         version=spec,
     )
-    return candidate

@@ -1,21 +1,17 @@
 """Why a candidate got its structural verdict: the rule that decided, the helper calls and the
 primitive calls found, each with its line in the candidate source.
 
-It reads the same gated candidate the verdict came from (:func:`assay.structure.gated_candidate`)
+It reads the same gated candidate the verdict comes from (:func:`assay.structure.gated_candidate`)
 and the same first-decision order (:func:`assay.structure.rules.decide_with_rule`); it never
 decides anything itself.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from assay.gate import Refused
 from assay.records import Frozen
-from assay.structure import gated_candidate
 from assay.structure.names import Callee
-from assay.structure.rules import decide_with_rule
-from assay.structure.versions import DEFAULT_VERSION
+from assay.structure.rules import Candidate, decide_with_rule
 
 RULE_TEXT = {
     "gate": "the source gate refused the module before any rule ran",
@@ -50,17 +46,8 @@ def callee_text(callee: Callee) -> str:
     return callee.path or callee.terminal or "?"
 
 
-def explain(
-    source: str | bytes,
-    *,
-    helper: str,
-    helper_module: str | None,
-    primitives: Sequence[str],
-    version: int = DEFAULT_VERSION,
-) -> Explanation:
-    candidate = gated_candidate(
-        source, helper=helper, helper_module=helper_module, primitives=primitives, version=version
-    )
+def explain(candidate: Candidate | Refused) -> Explanation:
+    """Why the candidate :func:`assay.structure.gated_candidate` returned got its verdict."""
     if isinstance(candidate, Refused):
         return Explanation(rule="gate")
     _, rule = decide_with_rule(candidate)

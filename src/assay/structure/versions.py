@@ -45,40 +45,30 @@ class EvaluatorVersion(Frozen):
     annotations: AnnotationPolicy
 
 
-EVALUATOR_VERSIONS: dict[int, EvaluatorVersion] = {  # keys: records.StructureVersion
-    4: EvaluatorVersion(
-        number=4,
-        single_return_body=True,
-        guards_before_helper="flat",
-        local_exact_import_is_helper=False,
-        same_name_calls_are_helper=True,
-        annotations="simple",
-    ),
-    5: EvaluatorVersion(
-        number=5,
-        single_return_body=False,
-        guards_before_helper="flat",
-        local_exact_import_is_helper=False,
-        same_name_calls_are_helper=True,
-        annotations="simple",
-    ),
-    6: EvaluatorVersion(
-        number=6,
-        single_return_body=False,
-        guards_before_helper="any",
-        local_exact_import_is_helper=True,
-        same_name_calls_are_helper=False,
-        annotations="simple",
-    ),
-    7: EvaluatorVersion(
-        number=7,
-        single_return_body=False,
-        guards_before_helper="any",
-        local_exact_import_is_helper=True,
-        same_name_calls_are_helper=False,
-        annotations="any",
-    ),
-}
+def _next(previous: EvaluatorVersion, **changes: object) -> EvaluatorVersion:
+    """The following version: ``previous``'s flags with ``changes``, as the table above lists."""
+    return previous.model_copy(update={"number": previous.number + 1, **changes})
+
+
+_V4 = EvaluatorVersion(
+    number=4,
+    single_return_body=True,
+    guards_before_helper="flat",
+    local_exact_import_is_helper=False,
+    same_name_calls_are_helper=True,
+    annotations="simple",
+)
+_V5 = _next(_V4, single_return_body=False)
+_V6 = _next(
+    _V5,
+    guards_before_helper="any",
+    local_exact_import_is_helper=True,
+    same_name_calls_are_helper=False,
+)
+_V7 = _next(_V6, annotations="any")
+
+EVALUATOR_VERSIONS: dict[int, EvaluatorVersion] = {v.number: v for v in (_V4, _V5, _V6, _V7)}
+"""Keys: ``records.StructureVersion``."""
 
 DEFAULT_VERSION = 7
 

@@ -46,7 +46,7 @@ def parameter(function: ast.FunctionDef) -> str:
 
 
 def leading_imports(module: ast.Module) -> list[ast.stmt]:
-    imports = []
+    imports: list[ast.stmt] = []
     for statement in module.body:
         if not isinstance(statement, ast.Import | ast.ImportFrom):
             break

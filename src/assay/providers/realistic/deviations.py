@@ -152,7 +152,9 @@ def extra_function(module: ast.Module, task: Task, draws: Draws) -> ast.Module:
     private.name = fresh_name(
         module, draws, "private-name", ("_compute", "_build", "_convert", "_render", "_derive")
     )
-    arguments = [_name(a.arg) for a in function.args.posonlyargs + function.args.args]
+    arguments: list[ast.expr] = [
+        _name(a.arg) for a in function.args.posonlyargs + function.args.args
+    ]
     call = ast.Call(func=_name(private.name), args=arguments, keywords=[])
     function.body = [ast.Return(value=call)]
     module.body.insert(module.body.index(function), private)

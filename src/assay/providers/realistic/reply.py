@@ -71,8 +71,10 @@ AFTER = {
     "other": (
         "Let me know if you'd like tests for it.",
         "Let me know if you need anything else.",
-        "**How it works:**\n\n- It takes `{parameter}` as given.\n- It returns the value the "
-        + "caller expects.",
+        (
+            "**How it works:**\n\n- It takes `{parameter}` as given.\n- It returns the value the "
+            "caller expects."
+        ),
         "Hope this helps!",
     ),
 }
