@@ -1,6 +1,7 @@
 """Shared fixtures. ``repo``: a throwaway copy of the working tree (tracked and unignored files)
 in its own git repo, for end-to-end DVC runs (tests/pipeline, tests/providers).
-``second_engine``: a private dockerd, for tests that need an engine without some image."""
+``second_engine``: a private dockerd, for tests that need an engine without some image.
+Markers by what a test uses (dvc, docker, browser, cluster): tests/uses.py and TESTING.md."""
 
 import os
 import re
@@ -12,11 +13,49 @@ from pathlib import Path
 
 import pytest
 
+from tests import uses as resources
 from tests.private_engine import private_engine
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 RUNNING = re.compile(r"Running stage '(?:[^':]+:)?([^']+)'")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    resources.watch()
+    for mark, meaning in resources.MARKS.items():
+        config.addinivalue_line("markers", f"{mark}: {meaning}")
+    for alias, mark in resources.ALIASES.items():
+        config.addinivalue_line("markers", f"{alias}: the older name of `{mark}`")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark each test by what its fixtures use, and older markers by their current name."""
+    for item in items:
+        names = set(getattr(item, "fixturenames", ()))
+        marks = {mark for fixture, mark in resources.FIXTURES.items() if fixture in names}
+        marks |= {
+            mark for alias, mark in resources.ALIASES.items() if item.get_closest_marker(alias)
+        }
+        for mark in sorted(marks):
+            if item.get_closest_marker(mark) is None:
+                item.add_marker(mark)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
+    resources.running(item)
+    try:
+        return (yield)
+    finally:
+        resources.running(None)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None):
+    torn_down = yield
+    resources.check()  # a test that used DVC, Docker, ... unmarked errors here, naming the mark
+    return torn_down
 
 
 def stages_ran(output: str) -> set[str]:
@@ -109,3 +148,20 @@ def make_repo(target: Path, *, with_lock: bool = False) -> Repo:
     copy.git("-c", "user.email=t@assay.invalid", "-c", "user.name=t", "add", "-A")
     copy.git("-c", "user.email=t@assay.invalid", "-c", "user.name=t", "commit", "-qm", "copy")
     return copy
+
+
+@pytest.fixture(scope="session")
+def study(tmp_path_factory: pytest.TempPathFactory):
+    """The default study, run once per session through real `dvc repro` (tests/study.py): read
+    it, never change it; a test that changes anything takes ``study_copy``."""
+    from tests.study import run_study
+
+    return run_study(tmp_path_factory.mktemp("study"))
+
+
+@pytest.fixture
+def study_copy(study, tmp_path: Path) -> Repo:
+    """A copy of the studied repository (outputs and DVC cache included) to change."""
+    from tests.study import copy_of
+
+    return copy_of(study, tmp_path / "repo")

@@ -8,6 +8,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from assay.cli import build_parser
 from assay.commands.sign_test import DEFAULT_ALPHA
 
@@ -37,6 +39,7 @@ print(json.dumps(sorted({m.split(".")[0] for m in sys.modules} & set(heavy))))
 """
 
 
+@pytest.mark.process
 def test_no_help_imports_a_heavy_module():
     result = subprocess.run(
         [sys.executable, "-c", PROBE, json.dumps(PATHS), json.dumps(HEAVY)],

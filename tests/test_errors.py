@@ -57,6 +57,7 @@ def test_boundary_lets_bugs_through() -> None:
         raise KeyError("a bug keeps its traceback")
 
 
+@pytest.mark.process
 def test_a_stage_with_missing_input_says_one_line(tmp_path: Path) -> None:
     """Run as DVC runs it: the stage script, in a folder with params.yaml but no inputs."""
     (tmp_path / "params.yaml").write_bytes((ROOT / "params.yaml").read_bytes())

@@ -189,6 +189,7 @@ def _kill_mid_request(tmp_path, paid):
     assert process.returncode == -signal.SIGKILL
 
 
+@pytest.mark.process
 def test_killed_paid_run_sends_nothing_on_rerun(tmp_path):
     _kill_mid_request(tmp_path, paid=True)
     rerun = _run_process(tmp_path, paid=True, hang_at=0)
@@ -200,6 +201,7 @@ def test_killed_paid_run_sends_nothing_on_rerun(tmp_path):
     assert statuses == {"completed": 4, "interrupted": 1, "not-run": 43}
 
 
+@pytest.mark.process
 def test_killed_free_run_resumes_without_resending_completed_calls(tmp_path):
     _kill_mid_request(tmp_path, paid=False)
     rerun = _run_process(tmp_path, paid=False, hang_at=0)

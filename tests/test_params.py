@@ -71,6 +71,7 @@ def test_a_missing_file_is_one_line(tmp_path, capsys):
     assert code != 0 and lines == [f"assay: error: {tmp_path / 'nowhere.yaml'}: not found"]
 
 
+@pytest.mark.process
 def test_check_prints_no_traceback_as_a_process(tmp_path):
     """What a user sees in a shell: the line on stderr, nothing else."""
     path = tmp_path / "params.yaml"

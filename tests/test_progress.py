@@ -8,6 +8,10 @@ import re
 import subprocess
 import sys
 
+import pytest
+
+pytestmark = pytest.mark.process  # the log is read from a child process
+
 SCRIPT = """
 import time
 from assay.progress import progress

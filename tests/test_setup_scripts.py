@@ -71,6 +71,7 @@ def scratch():
     shutil.rmtree(path, ignore_errors=True)
 
 
+@pytest.mark.process
 def test_without_root_and_docker_one_paragraph_says_what_is_missing(scratch):
     env = {
         "PATH": _restricted_path(scratch, (*BASICS, "git")),
@@ -89,6 +90,7 @@ def test_without_root_and_docker_one_paragraph_says_what_is_missing(scratch):
     assert "scripts/study again" in text
 
 
+@pytest.mark.docker
 @pytest.mark.skipif(os.geteuid() != 0, reason="starting an engine needs root")
 def test_starts_a_missing_engine_with_networking_disabled_then_reuses_it(scratch):
     socket = scratch / "d.sock"

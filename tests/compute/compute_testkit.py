@@ -9,11 +9,13 @@ from distributed import LocalCluster
 from assay.evidence import CandidateRow
 from assay.fixtures.model import Scenario
 from assay.sandbox.selftest import KNOWN_WRONG
+from tests.uses import uses
 
 
 def start_cluster(
     workers: int, threads: int = 2, env: dict[str, str] | None = None
 ) -> LocalCluster:
+    uses("cluster")
     return LocalCluster(
         n_workers=workers,
         threads_per_worker=threads,

@@ -35,6 +35,7 @@ def test_a_bad_compute_section_names_its_key(compute, key):
         validate_params(raw)
 
 
+@pytest.mark.process
 def test_the_stages_that_can_use_a_cluster_import_dask_only_when_one_is_named():
     """A local self-test, correctness or measure stage starts without Dask (about 0.4 s each)."""
     probe = (

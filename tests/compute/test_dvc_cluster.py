@@ -36,7 +36,7 @@ COMPARED = (
 """What a researcher reads: the evidence tables the cluster stages write and every report."""
 STARTUP_SECONDS = 120
 
-pytestmark = [pytest.mark.slow, pytest.mark.docker]
+pytestmark = [pytest.mark.dvc, pytest.mark.docker, pytest.mark.cluster]
 
 
 def _only_run(repo: Repo, compute: dict[str, object] | None = None) -> None:

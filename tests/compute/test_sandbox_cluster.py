@@ -32,7 +32,7 @@ from tests.cancellation import signal_once_running
 
 CLUSTER = Compute(scheduler="tcp://127.0.0.1:8786")  # the address is not used with a client
 
-pytestmark = pytest.mark.docker
+pytestmark = [pytest.mark.docker, pytest.mark.cluster]
 
 
 @pytest.fixture(scope="module")

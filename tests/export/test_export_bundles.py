@@ -1,7 +1,7 @@
 """Export bundles through real `dvc repro`, verified offline; every kind of file tampered with.
 
-One pipeline run (module fixture) serves every test here: `dvc repro` of one simulated run,
-exporting through the `export` stage. Tamper tests work on copies of its bundles.
+The shared study run (tests/study.py) serves every test here: its `export` stage exported each
+simulated run. Tamper tests work on copies of one run's bundles.
 """
 
 from __future__ import annotations
@@ -20,24 +20,22 @@ from assay.export import manifest as mf
 from assay.export.build import BESIDE_THE_BUNDLE, ExportError, export_run
 from assay.export.verify import verify_bundle
 from assay.report.primary import report_json
-from tests.conftest import BIN, Repo, make_repo, stages_ran
+from tests.conftest import BIN, stages_ran
+from tests.study import Study
+
+pytestmark = [pytest.mark.dvc, pytest.mark.docker]
 
 RUN = "sim-follower-v1"
 
 
 @pytest.fixture(scope="module")
-def pipeline(tmp_path_factory):
-    """A repository after `dvc repro` of one run, and a pristine copy of its export."""
-    repo = make_repo(tmp_path_factory.mktemp("export") / "repo")
-    params = yaml.safe_load(repo.read("params.yaml"))
-    params["runs"] = {RUN: params["runs"][RUN]}
-    params["scenarios"] = [params["runs"][RUN]["scenario"]]
-    repo.write("params.yaml", yaml.safe_dump(params, sort_keys=False))
-    output = repo.dvc("repro", timeout=1800).stdout  # the whole pipeline, Docker included
-    assert f"export@{RUN}" in stages_ran(output)
+def pipeline(study: Study, tmp_path_factory):
+    """The shared study's repository (read only: tests/study.py) and a pristine copy of the
+    export of one of its runs."""
+    assert f"export@{RUN}" in stages_ran(study.output)
     pristine = tmp_path_factory.mktemp("pristine") / "bundles"
-    shutil.copytree(repo.path / "data" / "export" / RUN, pristine)
-    return repo, pristine
+    shutil.copytree(study.repo.path / "data" / "export" / RUN, pristine)
+    return study.repo, pristine
 
 
 @pytest.fixture
@@ -273,11 +271,10 @@ def test_export_refuses_records_that_break_their_schema(pipeline, tmp_path):
     assert not (tmp_path / "out").exists()
 
 
-def test_changing_the_extraction_version_re_extracts_without_executing(pipeline, tmp_path):
+def test_changing_the_extraction_version_re_extracts_without_executing(study_copy):
     """Through real `dvc repro` in a moved copy of the repository: extract and what reads
     candidates re-run, execute never; the report and the bundles say which rules were used."""
-    shutil.copytree(pipeline[0].path, tmp_path / "moved", symlinks=True)
-    repo = Repo(tmp_path / "moved")
+    repo = study_copy
     intents = (repo.path / "ledger").rglob("ledger.jsonl")
     before = sum(p.read_text().count('"type":"intent"') for p in intents)
     params = yaml.safe_load(repo.read("params.yaml"))

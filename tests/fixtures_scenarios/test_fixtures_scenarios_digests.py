@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.process  # one interpreter per hash seed
+
 HERE = Path(__file__).parent
 GOLDEN = json.loads((HERE / "golden" / "digests.json").read_text(encoding="utf-8"))
 

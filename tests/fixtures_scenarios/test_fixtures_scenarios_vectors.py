@@ -15,6 +15,8 @@ import pytest
 from assay.fixtures.layered import LayeredDeclaration
 from assay.fixtures.model import Scenario, Subject
 
+pytestmark = pytest.mark.process  # each implementation runs in `python -I` (vector_runner.py)
+
 RUNNER = Path(__file__).parent / "vector_runner.py"
 
 

@@ -11,6 +11,8 @@ import yaml
 
 from assay.metrics import MeasureItem, Measurement, measure
 
+pytestmark = pytest.mark.process  # the metric tools run as processes (mypy, jscpd on Node.js)
+
 CASES: list[dict[str, Any]] = yaml.safe_load(
     (Path(__file__).parent / "cases" / "adapters.yaml").read_text(encoding="utf-8")
 )

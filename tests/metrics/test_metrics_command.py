@@ -16,6 +16,8 @@ from assay.metrics import METRICS
 from assay.pipeline.measure import load_items
 from assay.tables import write_records
 
+pytestmark = pytest.mark.process  # the metric tools run as processes (mypy, jscpd on Node.js)
+
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
 

@@ -16,6 +16,8 @@ from assay.metrics import (
     tool_versions,
 )
 
+pytestmark = pytest.mark.process  # the metric tools run as processes (mypy, jscpd on Node.js)
+
 GOOD = "def first(x):\n    return x\n"
 CANDIDATE = "def implement(x):\n    return first(x) + 1\n"
 

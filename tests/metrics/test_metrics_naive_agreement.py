@@ -12,6 +12,8 @@ from assay.metrics.engine import plan_units
 from assay.metrics.naive import measure_naive
 from assay.metrics.units import Unit, write_unit
 
+pytestmark = pytest.mark.process  # the metric tools run as processes (mypy, jscpd on Node.js)
+
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
 

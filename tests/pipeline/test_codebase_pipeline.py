@@ -5,9 +5,12 @@ import json
 import shutil
 
 import pyarrow.parquet as pq
+import pytest
 import yaml
 
 from tests.conftest import stages_ran
+
+pytestmark = [pytest.mark.dvc, pytest.mark.docker]
 
 KEPT_SUBJECTS = {"feed-safe-uri", "tweet-created-at"}
 """Two of the eleven subjects (two projects), to keep the self-test and the run affordable."""

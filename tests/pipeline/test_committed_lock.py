@@ -10,7 +10,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 from tests.conftest import make_repo
+
+pytestmark = pytest.mark.dvc
 
 FIRST_RUN_CREATES = {"deleted", "not in cache"}
 

@@ -22,7 +22,7 @@ from tests.unavailable import unavailable
 RUN = "sim-follower-v1"
 CORRECTNESS = f"data/correctness/{RUN}/correctness.parquet"
 
-pytestmark = pytest.mark.docker
+pytestmark = [pytest.mark.dvc, pytest.mark.docker]
 
 
 @pytest.fixture(scope="module")

@@ -2,10 +2,13 @@
 
 import json
 
+import pytest
 import yaml
 
 from tests.conftest import stages_ran
 from tests.stage_imports import stages_importing
+
+pytestmark = [pytest.mark.dvc, pytest.mark.docker]
 
 
 def _set_param(repo, path, value):

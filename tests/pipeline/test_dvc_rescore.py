@@ -5,10 +5,13 @@ import json
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 import yaml
 from test_dvc_pipeline import _intents, _only_runs, _ran
 
 from assay.pipeline.layout import address, stage_file
+
+pytestmark = [pytest.mark.dvc, pytest.mark.docker]
 
 RUNS = ("sim-follower-v1", "sim-reuser-v1")
 

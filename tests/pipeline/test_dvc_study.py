@@ -6,51 +6,22 @@ Scenarios and runs are read from params.yaml, so a scenario added there is drive
 
 import json
 import re
-import tomllib
-from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from assay.fixtures.scenarios import load_scenario
 from assay.pipeline.layout import address
 from assay.report.codebase_sets import VARIANTS as CODEBASE_VARIANTS
-from tests.conftest import stages_ran
+from tests.conftest import Repo, stages_ran
+from tests.study import Study
 
-ROOT = Path(__file__).resolve().parents[2]
+pytestmark = [pytest.mark.dvc, pytest.mark.docker]
+
 PER_RUN_STAGES = ("plan", "authorize", "execute", "extract", "structure", "correctness", "measure")
 PER_SCENARIO_STAGES = ("selftest",)
 SINGLE_STAGES = ("image", "snapshot", "subjects", "render", "report")
 OWN_STEP_CALL = re.compile(r"return implement_step_\d+\(")
-
-
-def _two_families(scenario: str) -> list[str]:
-    """The first subject of each of the scenario's first two families. The codebase sets are
-    read from their declarations: their slices exist only after the snapshot stage runs."""
-    chosen: dict[str, str] = {}
-    if scenario.startswith("codebase"):
-        for declaration in sorted((ROOT / "fixtures" / "codebase").glob("*/task.toml")):
-            task = tomllib.loads(declaration.read_text(encoding="utf-8"))
-            chosen.setdefault(task["family"], task["id"])
-        return list(chosen.values())[:2]
-    for subject in load_scenario(scenario, ROOT / "fixtures").subjects:
-        chosen.setdefault(subject.task.family, subject.id)
-    return list(chosen.values())[:2]
-
-
-def _quick_study(repo) -> dict:
-    """The default params.yaml with every scenario on two subjects and every run at one repeat.
-    A paid route points at 127.0.0.1 (it awaits authorization and sends nothing anyway)."""
-    params = yaml.safe_load(repo.read("params.yaml"))
-    params["subject_subset"] = {name: _two_families(name) for name in params["scenarios"]}
-    for spec in params["runs"].values():
-        spec["repeats"] = 1
-    for profile in params["models"].values():
-        if profile.get("base_url"):
-            profile["base_url"] = "http://127.0.0.1:9/api/v1"
-    repo.write("params.yaml", yaml.safe_dump(params, sort_keys=False))
-    return params
 
 
 def _ran(output: str) -> set[str]:
@@ -61,13 +32,12 @@ def _rows(repo, table: str) -> list[dict]:
     return pq.read_table(repo.path / table).to_pylist()
 
 
-@pytest.mark.slow
-def test_default_study_runs_every_scenario_and_report_through_dvc_repro(repo):
-    params = _quick_study(repo)
+def test_default_study_runs_every_scenario_and_report_through_dvc_repro(study: Study) -> None:
+    """The shared study run (tests/study.py), read only."""
+    repo, params = study.repo, study.params
     scenarios, runs = params["scenarios"], params["runs"]
     assert {"v1", "layered", "dose", "placement", "chain", "context"} <= set(scenarios)
-    first = repo.dvc("repro", timeout=2400)  # about 4 min on an idle 2-core machine
-    ran = _ran(first.stdout)
+    ran = _ran(study.output)
     expected = {f"{stage}@{s}" for stage in PER_SCENARIO_STAGES for s in scenarios}
     expected |= {f"{stage}@{r}" for stage in PER_RUN_STAGES for r in runs}
     assert expected | set(SINGLE_STAGES) <= ran, sorted(expected - ran)
@@ -146,6 +116,11 @@ def test_default_study_runs_every_scenario_and_report_through_dvc_repro(repo):
     for name in scenarios:
         assert "SIMULATED MODEL" in repo.read(f"data/report/scenarios/{name}.md")
 
+
+def test_a_second_repro_runs_nothing_and_a_fixture_edit_only_what_reads_it(
+    study: Study, study_copy: Repo
+) -> None:
+    repo, runs, scenarios = study_copy, study.params["runs"], study.params["scenarios"]
     again = repo.dvc("repro")
     assert _ran(again.stdout) == set(), again.stdout  # nothing, not even the image stage
 

@@ -6,14 +6,16 @@ change nothing; `assay sql` writes nothing; bytecode from the CLI leaves `dvc st
 from __future__ import annotations
 
 import hashlib
+import shutil
 
 import pytest
 import yaml
 
-from tests.conftest import BIN, Repo, make_repo
+from tests.conftest import BIN, Repo
 from tests.params_cases import PARAMS_CASES, RUN_ADD_CASES, malformed
+from tests.study import Study, copy_of
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.dvc, pytest.mark.docker]
 
 RUN = "sim-follower-v1"
 
@@ -44,16 +46,13 @@ def _changed_stages(repo: Repo) -> str:
 
 
 @pytest.fixture(scope="module")
-def studied(tmp_path_factory: pytest.TempPathFactory) -> Repo:
-    repo = make_repo(tmp_path_factory.mktemp("newcomer") / "repo")
-    repo.env["PYTHONDONTWRITEBYTECODE"] = "1"  # the lock is computed with no bytecode around
-    params = yaml.safe_load(repo.read("params.yaml"))
-    params["runs"] = {RUN: {**params["runs"][RUN], "repeats": 1}}
-    params["scenarios"] = ["v1"]
-    repo.write("params.yaml", yaml.safe_dump(params, sort_keys=False))
-    repo.git("-c", "user.email=t@assay.invalid", "-c", "user.name=t", "commit", "-qam", "one run")
-    repo.dvc("repro")
-    assert not list((repo.path / "src").rglob("__pycache__"))
+def studied(study: Study, tmp_path_factory: pytest.TempPathFactory) -> Repo:
+    """A copy of the shared study (tests/study.py) with no bytecode in it: these tests change
+    params.yaml and run the CLI in it."""
+    repo = copy_of(study, tmp_path_factory.mktemp("newcomer") / "repo")
+    for bytecode in list((repo.path / "src").rglob("__pycache__")):
+        shutil.rmtree(bytecode)
+    repo.env["PYTHONDONTWRITEBYTECODE"] = "1"
     assert _changed_stages(repo).strip() in ("", "Data and pipelines are up to date."), (
         _changed_stages(repo)
     )
@@ -143,14 +142,16 @@ def test_sql_answers_queries_and_the_cli_leaves_dvc_status_clean(studied):
     """Run without PYTHONDONTWRITEBYTECODE, as in a normal shell: bytecode lands in src/ and
     DVC ignores it (.dvcignore). The refusals above restored params.yaml: nothing is stale."""
     studied.env.pop("PYTHONDONTWRITEBYTECODE")
+    subjects = yaml.safe_load(studied.read("params.yaml"))["subject_subset"]["v1"]
+    cells = str(len(subjects) * 2)  # two arms, one repeat
     counted = _assay(studied, "sql", f"SELECT count(*) AS n FROM verdicts WHERE run = '{RUN}'")
-    assert counted.returncode == 0 and counted.stdout.split() == ["n", "24"], counted
+    assert counted.returncode == 0 and counted.stdout.split() == ["n", cells], counted
     described = _assay(studied, "sql", "DESCRIBE verdicts")
     assert described.returncode == 0 and "verdict" in described.stdout
     listed = _assay(studied, "run", "list")
     assert listed.returncode == 0
     (row,) = [line for line in listed.stdout.splitlines() if line.startswith(RUN)]
-    assert row.split()[:5] == [RUN, "sim-follower", "v1", "executed:", "24"] and "free" in row
+    assert row.split()[:5] == [RUN, "sim-follower", "v1", "executed:", cells] and "free" in row
     assert _assay(studied, "check").returncode == 0
     assert list((studied.path / "src" / "assay").rglob("__pycache__")), "no bytecode written"
     studied.run("python", "-c", "import assay.fixtures.scenarios, assay.pipeline.report")

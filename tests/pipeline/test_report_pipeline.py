@@ -15,6 +15,9 @@ import yaml
 from assay.pipeline.report import OUTPUTS
 from tests.conftest import ROOT, Repo, make_repo
 from tests.report.browser import open_page
+from tests.study import Study
+
+pytestmark = [pytest.mark.dvc, pytest.mark.docker, pytest.mark.browser]
 
 RUN = "sim-follower-v1"
 LONG_STAGES = (
@@ -27,8 +30,15 @@ LONG_STAGES = (
 
 
 @pytest.fixture(scope="module")
-def study(tmp_path_factory: pytest.TempPathFactory) -> tuple[Repo, str]:
-    repo = make_repo(tmp_path_factory.mktemp("study") / "repo")
+def studied(study: Study) -> tuple[Repo, str]:
+    """The shared study (tests/study.py), read only, and the log of its `dvc repro`."""
+    return study.repo, study.output
+
+
+@pytest.fixture(scope="module")
+def v1_study(tmp_path_factory: pytest.TempPathFactory) -> tuple[Repo, str]:
+    """One run on v1 alone, for the experiment below (it re-runs what the change touches)."""
+    repo = make_repo(tmp_path_factory.mktemp("v1") / "repo")
     params = yaml.safe_load(repo.read("params.yaml"))
     params["runs"] = {RUN: params["runs"][RUN]}
     params["scenarios"] = ["v1"]
@@ -37,8 +47,8 @@ def study(tmp_path_factory: pytest.TempPathFactory) -> tuple[Repo, str]:
     return repo, done.stdout + done.stderr
 
 
-def test_each_long_stage_logs_throttled_progress(study: tuple[Repo, str]) -> None:
-    _, log = study
+def test_each_long_stage_logs_throttled_progress(studied: tuple[Repo, str]) -> None:
+    _, log = studied
     assert "\r" not in log
     for stage in LONG_STAGES:
         lines = [line for line in log.splitlines() if line.startswith(stage + ":")]
@@ -49,9 +59,9 @@ def test_each_long_stage_logs_throttled_progress(study: tuple[Repo, str]) -> Non
 
 
 def test_page_opens_offline_in_chromium_with_charts_and_an_explanation(
-    study: tuple[Repo, str],
+    studied: tuple[Repo, str],
 ) -> None:
-    repo, _ = study
+    repo, _ = studied
     page = repo.path / "data/report/index.html"
     with open_page(page) as browser:
         sizes = browser.chart_sizes()
@@ -63,6 +73,7 @@ def test_page_opens_offline_in_chromium_with_charts_and_an_explanation(
         text = browser.page.inner_text("body")
         assert "SIMULATED MODEL" in text and RUN in text
         overview = browser.screenshot("overview.png")
+        browser.page.select_option("#filter-run", RUN)
         browser.page.select_option("#filter-verdict", "duplicated")
         browser.page.locator("#cell-table tbody tr").first.click()
         browser.page.wait_for_selector("#explanation")
@@ -75,8 +86,8 @@ def test_page_opens_offline_in_chromium_with_charts_and_an_explanation(
     assert overview.stat().st_size > 20_000 and cell.stat().st_size > 20_000
 
 
-def test_assay_show_prints_the_cell_page(study: tuple[Repo, str]) -> None:
-    repo, _ = study
+def test_assay_show_prints_the_cell_page(studied: tuple[Repo, str]) -> None:
+    repo, _ = studied
     cell = repo.run("python", "-m", "assay.cli", "sql", f"SELECT cell_id FROM verdicts WHERE run = '{RUN}' "
                     "AND verdict = 'duplicated' ORDER BY cell_id LIMIT 1", "--format", "csv").stdout.split()[1]  # fmt: skip
     shown = repo.run("python", "-m", "assay.cli", "show", RUN, cell).stdout
@@ -97,8 +108,8 @@ def _declared(repo: Repo) -> list[str]:
     return names
 
 
-def test_every_file_the_report_stage_writes_is_declared(study: tuple[Repo, str]) -> None:
-    repo, _ = study
+def test_every_file_the_report_stage_writes_is_declared(studied: tuple[Repo, str]) -> None:
+    repo, _ = studied
     declared = _declared(repo)
     assert sorted(declared) == sorted(OUTPUTS)
     written = [
@@ -113,16 +124,17 @@ def test_every_file_the_report_stage_writes_is_declared(study: tuple[Repo, str])
     assert "dvc_plots/" in repo.read(".gitignore").splitlines()
 
 
-def test_metrics_are_a_short_headline(study: tuple[Repo, str]) -> None:
-    repo, _ = study
-    metrics = json.loads(repo.read("reports/metrics.json"))
-    assert list(metrics) == [RUN]
+def test_metrics_are_a_short_headline(study: Study) -> None:
+    metrics = json.loads(study.read("reports/metrics.json"))
+    assert set(metrics) == set(study.params["runs"])
+    subjects = len(study.params["subject_subset"]["v1"])  # every one complete
     assert (
         len(metrics[RUN]) <= 13
         and metrics[RUN]["simulated"] == 1
-        and metrics[RUN]["complete"] == 12
+        and metrics[RUN]["complete"] == subjects
     )
-    assert all(v is None or isinstance(v, (int, float)) for v in metrics[RUN].values())
+    for run in metrics.values():
+        assert all(v is None or isinstance(v, (int, float)) for v in run.values())
 
 
 def _plots(repo: Repo, *args: str) -> dict[str, list[dict]]:
@@ -150,9 +162,9 @@ def _check_verdict_plot(repo: Repo) -> None:
 
 
 def test_plots_render_alone_and_under_diff_headline_diff_fits_and_checkout_restores(
-    study: tuple[Repo, str],
+    v1_study: tuple[Repo, str],
 ) -> None:
-    repo, _ = study
+    repo, _ = v1_study
     _check_verdict_plot(repo)
     repo.git("add", "-A")
     repo.git("-c", "user.email=t@assay.invalid", "-c", "user.name=t", "commit", "-qm", "baseline")

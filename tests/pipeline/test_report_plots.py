@@ -8,6 +8,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
 import yaml
 
 from assay.pipeline.report import write_all
@@ -15,6 +16,8 @@ from assay.report.kinds import ABSTRACTION
 from tests.conftest import ROOT, Repo
 from tests.report.browser import render_specs
 from tests.report.evidence import ARMS, write_dose_evidence
+
+pytestmark = [pytest.mark.dvc, pytest.mark.browser]
 
 VERDICTS = "reports/plots/verdicts_by_arm.csv"
 REUSE = "reports/plots/reuse_by_level.csv"

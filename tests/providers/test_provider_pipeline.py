@@ -37,7 +37,7 @@ REQUESTS = RUN_CASE["requests"]
 COST = RUN_CASE["completion"]["usage"]["cost"]
 CHECKED = ("/api/v1/models", "/api/v1/models/anthropic/claude-3-haiku/endpoints", "/api/v1/key")
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.dvc, pytest.mark.docker]
 
 
 def serve_free_endpoints(server: LocalServer, endpoint: dict[str, Any] | None = None) -> None:

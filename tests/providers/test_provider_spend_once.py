@@ -39,7 +39,7 @@ from test_provider_pipeline import (
 from assay.pipeline.layout import address
 from tests.conftest import Repo, make_repo
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.dvc, pytest.mark.docker]
 
 REQUESTS = RUN_CASE["requests"]
 PROFILE = RUN_CASE["run_spec"]["model"]

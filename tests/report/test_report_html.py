@@ -6,10 +6,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from assay.pipeline.report import write_all
 from assay.report.provenance import Provenance
 from tests.report.browser import open_page
 from tests.report.evidence import ARMS, write_dose_evidence
+
+pytestmark = pytest.mark.browser
 
 
 def _page(tmp_path: Path) -> Path:

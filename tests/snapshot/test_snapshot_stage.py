@@ -11,6 +11,8 @@ from assay import snapshot
 from assay.snapshot import SnapshotError
 from tests.conftest import stages_ran
 
+pytestmark = pytest.mark.dvc
+
 
 def _private_cache(repo, tmp_path):
     cache = tmp_path / "xdg"

@@ -128,6 +128,7 @@ def test_unreadable_file_prints_nothing(
     assert capsys.readouterr().out == ""
 
 
+@pytest.mark.process
 def test_console_script(files: dict[str, Path]) -> None:
     completed = subprocess.run(
         [
