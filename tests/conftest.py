@@ -1,7 +1,7 @@
 """Shared fixtures. ``repo``: a throwaway copy of the working tree (tracked and unignored files)
 in its own git repo, for end-to-end DVC runs (tests/pipeline, tests/providers).
 ``second_engine``: a private dockerd, for tests that need an engine without some image.
-Markers by what a test uses (dvc, docker, browser, cluster): tests/uses.py and TESTING.md."""
+Markers by what a test uses (dvc, docker, browser, cluster, process): tests/uses.py."""
 
 import os
 import re

@@ -6,6 +6,8 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import pytest
+
 import assay
 from assay.report.provenance import provenance
 
@@ -19,6 +21,7 @@ def _git(repo: Path, *args: str) -> str:
     return done.stdout.strip()
 
 
+@pytest.mark.process
 def test_commit_date_and_changed_files(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     (repo / "reports").mkdir(parents=True)
@@ -38,6 +41,7 @@ def test_commit_date_and_changed_files(tmp_path: Path) -> None:
     assert provenance(repo) == provenance(repo), "the same state gives the same provenance"
 
 
+@pytest.mark.process
 def test_outside_git_there_is_no_commit(tmp_path: Path) -> None:
     built = provenance(tmp_path)
     assert (built.commit, built.commit_date, built.changed) == (None, None, ())

@@ -26,8 +26,8 @@ SCENARIOS = frozenset(scenario for scenario, _ in VARIANTS)
 FILES = ("codebase_sets.json", "codebase_sets.md")
 
 
-def _arm_counts(step: dict[str, Any], arm: str, run: str) -> dict[str, int] | None:
-    counts: dict[str, int] | None = step["cells"].get(arm, {}).get(run)
+def _arm_counts(step: dict[str, Any], arm: str, run: str) -> dict[str, Any] | None:
+    counts: dict[str, Any] | None = step["cells"].get(arm, {}).get(run)
     return counts
 
 
