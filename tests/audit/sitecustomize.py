@@ -29,13 +29,17 @@ def _stage() -> str | None:
 
 def _record(stage: str) -> None:
     opened: set[str] = set()
+    written: set[str] = set()
     cwd = os.getcwd()
 
     def hook(event: str, args: tuple) -> None:
         if event == "open" and isinstance(args[0], (str, bytes)):
             mode = args[1] if isinstance(args[1], str) else "r"
-            if "w" not in mode and "a" not in mode and "x" not in mode:
-                opened.add(os.path.abspath(os.fsdecode(args[0])))
+            path = os.path.abspath(os.fsdecode(args[0]))
+            if "w" in mode or "a" in mode or "x" in mode or "+" in mode:
+                written.add(path)
+            elif path not in written:  # reading back what this process wrote is no input
+                opened.add(path)
 
     def dump() -> None:
         modules = {
@@ -50,6 +54,7 @@ def _record(stage: str) -> None:
             "pid": os.getpid(),
             "modules": modules,
             "opened": sorted(opened),
+            "written": sorted(written),
         }
         path = os.path.join(_FOLDER, f"{stage}-{os.getpid()}.json")
         with open(path, "w", encoding="utf-8") as handle:
