@@ -1,7 +1,7 @@
 """Honest numbers through real ``dvc repro`` of the default study's v1 and context runs (the
 simulated follower beside the seed's Haiku route, which awaits authorization and whose context
-plan excludes ctx-90), on two subjects per scenario: missing is never zero, one vocabulary for
-missing states on every surface, ``assay compare`` refuses what does not compare, the page
+plan excludes ctx-90), on two subjects per scenario (the shared study, tests/study.py): missing
+is never zero, one vocabulary for missing states on every surface, ``assay compare`` refuses what does not compare, the page
 carries its qualifiers, provenance, links and paired view, ``dvc plots show`` draws offline,
 and a replay of a simulated run stays simulated."""
 
@@ -14,52 +14,45 @@ import re
 import pytest
 import yaml
 
-from tests.conftest import Repo, make_repo
-from tests.pipeline.test_dvc_study import _two_families
+from tests.conftest import Repo
 from tests.report.browser import DVC_PLOTS_DRAWN, open_page
+from tests.study import Study
 
 RUNS = ("sim-follower-v1", "haiku-v1", "sim-follower-context", "haiku-context")
 WAITING = ("haiku-v1", "haiku-context")
 
+pytestmark = [pytest.mark.dvc, pytest.mark.docker]
+
 
 @pytest.fixture(scope="module")
-def study(tmp_path_factory: pytest.TempPathFactory) -> Repo:
-    repo = make_repo(tmp_path_factory.mktemp("honest") / "repo")
-    params = yaml.safe_load(repo.read("params.yaml"))
-    params["runs"] = {name: {**params["runs"][name], "repeats": 1} for name in RUNS}
-    params["scenarios"] = ["v1", "context"]
-    params["subject_subset"] = {name: _two_families(name) for name in params["scenarios"]}
-    params["models"]["haiku-3-bedrock"]["base_url"] = "http://127.0.0.1:9/api/v1"
-    repo.write("params.yaml", yaml.safe_dump(params, sort_keys=False))
-    repo.git("add", "-A")
-    repo.git("-c", "user.email=t@assay.invalid", "-c", "user.name=t", "commit", "-qm", "study")
-    repo.dvc("repro", timeout=2400)
-    return repo
+def studied(study: Study) -> Repo:
+    """The shared study (tests/study.py: every scenario on two subjects, every run once), read
+    only: it holds these four runs."""
+    assert set(RUNS) <= set(study.params["runs"])
+    return study.repo
 
 
 def _assay(repo: Repo, *args: str, check: bool = True):
     return repo.run("python", "-m", "assay.cli", *args, check=check)
 
 
-@pytest.mark.slow
-def test_missing_is_never_zero(study: Repo) -> None:
-    metrics = json.loads(study.read("reports/metrics.json"))
+def test_missing_is_never_zero(studied: Repo) -> None:
+    metrics = json.loads(studied.read("reports/metrics.json"))
     for run in WAITING:
         for key in ("reuse_ref", "reuse_min", "reuse_max", "correct_ref", "p_min", "sig_arms"):
             assert metrics[run][key] is None, (run, key)
     assert metrics["sim-follower-v1"]["reuse_ref"] is not None
-    with (study.path / "reports/plots/reuse_by_level.csv").open() as handle:
+    with (studied.path / "reports/plots/reuse_by_level.csv").open() as handle:
         levels = list(csv.DictReader(handle))
     assert {r["reuse_rate"] for r in levels if r["run"] == "haiku-context"} == {""}
     assert all(r["reuse_rate"] for r in levels if r["run"] == "sim-follower-context")
-    scenario = study.read("data/report/scenarios/context.md")
+    scenario = studied.read("data/report/scenarios/context.md")
     assert "— (2 not-run)" in scenario and "— (2 excluded)" in scenario
     assert "| ctx-30 |" in scenario and "— (no complete subject)" in scenario
 
 
-@pytest.mark.slow
-def test_one_vocabulary_for_missing_states(study: Repo) -> None:
-    shown = _assay(study, "sql", "SELECT DISTINCT run, outcome, missing_detail FROM outcomes "
+def test_one_vocabulary_for_missing_states(studied: Repo) -> None:
+    shown = _assay(studied, "sql", "SELECT DISTINCT run, outcome, missing_detail FROM outcomes "
                    "WHERE missing IS NOT NULL ORDER BY ALL", "--format", "csv").stdout  # fmt: skip
     rows = list(csv.DictReader(shown.splitlines()))
     assert {(r["run"], r["outcome"]) for r in rows} == {
@@ -68,32 +61,31 @@ def test_one_vocabulary_for_missing_states(study: Repo) -> None:
     assert {r["missing_detail"] for r in rows if r["outcome"] == "not-run"} == {
         "awaiting-authorization"
     }
-    cell = _assay(study, "sql", "SELECT cell_id FROM cells WHERE run = 'haiku-context' AND "
+    cell = _assay(studied, "sql", "SELECT cell_id FROM cells WHERE run = 'haiku-context' AND "
                   "arm = 'ctx-90' LIMIT 1", "--format", "csv").stdout.split()[1]  # fmt: skip
-    text = _assay(study, "show", "haiku-context", cell, "--no-prompt").stdout
+    text = _assay(studied, "show", "haiku-context", cell, "--no-prompt").stdout
     assert "## Verdict: none, excluded (request-over-cap" in text
-    with (study.path / "reports/plots/verdicts_by_arm.csv").open() as handle:
+    with (studied.path / "reports/plots/verdicts_by_arm.csv").open() as handle:
         plotted = {(r["run"], r["verdict"]) for r in csv.DictReader(handle)}
     assert {("haiku-context", "excluded"), ("haiku-v1", "not-run")} <= plotted
 
 
-@pytest.mark.slow
-def test_compare_refuses_in_one_line(study: Repo) -> None:
+def test_compare_refuses_in_one_line(studied: Repo) -> None:
     for first, second in (
         ("sim-follower-v1", "haiku-v1"),
         ("haiku-context", "sim-follower-context"),
     ):
-        refused = _assay(study, "compare", first, second, check=False)
+        refused = _assay(studied, "compare", first, second, check=False)
         assert refused.returncode == 2 and len(refused.stderr.strip().splitlines()) == 1
         assert "simulated results are never compared" in refused.stderr
-    refused = _assay(study, "compare", "haiku-v1", "haiku-context", check=False)
+    refused = _assay(studied, "compare", "haiku-v1", "haiku-context", check=False)
     assert refused.returncode == 2 and "only runs of the same scenario compare" in refused.stderr
 
 
-@pytest.mark.slow
-def test_page_qualifiers_provenance_links_and_paired_view(study: Repo) -> None:
-    head = study.git("rev-parse", "HEAD").stdout.strip()
-    with open_page(study.path / "data/report/index.html") as browser:
+@pytest.mark.browser
+def test_page_qualifiers_provenance_links_and_paired_view(studied: Repo) -> None:
+    head = studied.git("rev-parse", "HEAD").stdout.strip()
+    with open_page(studied.path / "data/report/index.html") as browser:
         p = browser.page
         assert browser.console_errors == []
         assert f"commit {head[:12]} of " in p.inner_text("#provenance")
@@ -117,10 +109,10 @@ def test_page_qualifiers_provenance_links_and_paired_view(study: Repo) -> None:
         browser.screenshot("study-paired-view.png")
 
 
-@pytest.mark.slow
-def test_dvc_plots_show_draws_offline(study: Repo) -> None:
-    study.dvc("plots", "show")
-    index = study.path / "dvc_plots" / "index.html"
+@pytest.mark.browser
+def test_dvc_plots_show_draws_offline(study_copy: Repo) -> None:
+    study_copy.dvc("plots", "show")  # writes dvc_plots/: on a copy
+    index = study_copy.path / "dvc_plots" / "index.html"
     with open_page(index, ready=DVC_PLOTS_DRAWN) as page:
         assert page.console_errors == []
         assert all(url.startswith("file://") for url in page.requests), page.requests
@@ -131,17 +123,16 @@ def test_dvc_plots_show_draws_offline(study: Repo) -> None:
         page.screenshot("study-dvc-plots.png")
 
 
-@pytest.mark.slow
-def test_a_replay_of_a_simulated_run_stays_simulated(study: Repo) -> None:
-    plan_hash = study.read("data/plan/sim-follower-v1/plan.sha256").strip()
-    params = yaml.safe_load(study.read("params.yaml"))
+def test_a_replay_of_a_simulated_run_stays_simulated(study_copy: Repo) -> None:
+    plan_hash = study_copy.read("data/plan/sim-follower-v1/plan.sha256").strip()
+    params = yaml.safe_load(study_copy.read("params.yaml"))
     params["models"]["replayed"] = {
         "provider": "replay", "model": "replayed", "replay_ledger": f"ledger/sim-follower-v1/{plan_hash}"
     }  # fmt: skip
     params["runs"]["replay-v1"] = {**params["runs"]["sim-follower-v1"], "model": "replayed"}
-    study.write("params.yaml", yaml.safe_dump(params, sort_keys=False))
-    study.dvc("repro", timeout=2400)
-    assert "SIMULATED MODEL" in study.read("data/report/runs/replay-v1/abstraction.md")
-    assert json.loads(study.read("reports/metrics.json"))["replay-v1"]["simulated"] == 1
-    compared = _assay(study, "compare", "sim-follower-v1", "replay-v1").stdout
+    study_copy.write("params.yaml", yaml.safe_dump(params, sort_keys=False))
+    study_copy.dvc("repro", timeout=2400)
+    assert "SIMULATED MODEL" in study_copy.read("data/report/runs/replay-v1/abstraction.md")
+    assert json.loads(study_copy.read("reports/metrics.json"))["replay-v1"]["simulated"] == 1
+    compared = _assay(study_copy, "compare", "sim-follower-v1", "replay-v1").stdout
     assert "SIMULATED MODEL" in compared
