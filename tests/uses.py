@@ -107,7 +107,9 @@ def _spawned(args: Any) -> str:
 def _is_docker_socket(sock: socket.socket, address: object) -> bool:
     if sock.family != socket.AF_UNIX or not isinstance(address, str):
         return False
-    return address == _docker_socket()  # a private engine is seen starting (dockerd)
+    # an engine listens there (a test pointing DOCKER_HOST at nothing uses no engine); a private
+    # engine is seen starting (dockerd)
+    return address == _docker_socket() and os.path.exists(address)
 
 
 def _audit(event: str, args: tuple[Any, ...]) -> None:
