@@ -233,8 +233,10 @@ def _readme_experiment_recipe() -> list[list[str]]:
     return block
 
 
-def test_the_readme_experiment_recipe_runs_as_written(study: tuple[Repo, str]) -> None:
-    repo, _ = study
+def test_the_readme_experiment_recipe_runs_as_written(v1_study: tuple[Repo, str]) -> None:
+    """On the whole v1 run (the shared study's two subjects are too few for a follow rate of
+    0.95 to move a headline number, and `dvc metrics diff` prints only what moved)."""
+    repo, _ = v1_study
     recipe = _readme_experiment_recipe()
     assert [words[3] for words in recipe] == ["exp", "metrics", "exp", "plots"], recipe
     repo.git("add", "-A")

@@ -130,6 +130,7 @@ def _legend(page, chart: str) -> list[str]:
     )
 
 
+@pytest.mark.browser
 def test_page_draws_every_cell_with_one_legend_entry_per_state(study: Path) -> None:
     with open_page(study / "data/report/index.html") as browser:
         assert browser.console_errors == []
