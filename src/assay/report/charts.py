@@ -111,6 +111,11 @@ def reuse_curves(rows: list[dict[str, Any]], arms: dict[str, list[str]]) -> dict
     return _spec(alt.hconcat(*panels)) if panels else None
 
 
+def _bars(rows: list[dict[str, Any]]) -> alt.Chart:
+    chart: alt.Chart = alt.Chart(alt.Data(values=rows)).mark_bar()
+    return chart
+
+
 def outcome_rows(reports: dict[str, dict[str, Any]], step: int = 1) -> list[dict[str, Any]]:
     """Cells per run, arm and outcome at ``step``: every outcome, the missing states included
     (a cell is never left out, so every bar is as long as the arm's cells)."""
@@ -138,8 +143,7 @@ def outcomes_by_arm(
     if not rows:
         return None
     chart = (
-        alt.Chart(alt.Data(values=rows))
-        .mark_bar()
+        _bars(rows)
         .encode(
             y=alt.Y("arm:N", title=None, sort=None),
             x=alt.X("cells:Q", title="cells", stack="zero"),
@@ -213,8 +217,7 @@ def duplication_cost(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
     if not rows:
         return None
     chart = (
-        alt.Chart(alt.Data(values=rows))
-        .mark_bar()
+        _bars(rows)
         .encode(
             x=alt.X("verdict:N", title=None, sort=VERDICT_ORDER),
             y=alt.Y("mean_delta:Q", title="mean change per output"),

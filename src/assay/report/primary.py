@@ -9,6 +9,7 @@ arm against every other arm (descriptive-only below the minimum inference set).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -371,6 +372,16 @@ def build_all(con: duckdb.DuckDBPyConnection) -> dict[str, dict[str, dict[str, A
 def report_json(report: dict[str, Any]) -> str:
     """A report's JSON file: sorted, indented, one form only (export recomputes it)."""
     return json.dumps(report, indent=2, sort_keys=True, default=str) + "\n"
+
+
+def write_report_files(
+    folder: Path, reports: dict[str, dict[str, Any]], render: Callable[[dict[str, Any]], str]
+) -> None:
+    """Each report as ``<name>.json`` and its Markdown ``<name>.md`` in ``folder``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, report in reports.items():
+        (folder / f"{name}.json").write_text(report_json(report))
+        (folder / f"{name}.md").write_text(render(report))
 
 
 def write_reports(reports: dict[str, dict[str, dict[str, Any]]], out: Path) -> None:

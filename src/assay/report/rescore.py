@@ -9,13 +9,12 @@ paired sign test's p before and after for every arm and step.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import duckdb
 
-from assay.report.primary import SIMULATED_BANNER, rows_of
+from assay.report.primary import SIMULATED_BANNER, rows_of, write_report_files
 from assay.report.primary import _table as markdown_table
 from assay.report.verdict_sets import comparisons
 
@@ -178,8 +177,4 @@ def render_rescore_markdown(report: dict[str, Any]) -> str:
 
 
 def write_rescore_reports(reports: dict[str, dict[str, Any]], out: Path) -> None:
-    folder = out / "rescore"
-    folder.mkdir(parents=True, exist_ok=True)
-    for name, report in reports.items():
-        (folder / f"{name}.json").write_text(json.dumps(report, indent=2, sort_keys=True) + "\n")
-        (folder / f"{name}.md").write_text(render_rescore_markdown(report))
+    write_report_files(out / "rescore", reports, render_rescore_markdown)

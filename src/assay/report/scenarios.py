@@ -12,7 +12,6 @@ abstraction is "neither helper nor primitive": missing evidence). Cells the plan
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -24,7 +23,7 @@ from assay.fixtures.chain import earlier_steps_called
 from assay.report.compare import EXPLORATORY, sentence
 from assay.report.database import query_text
 from assay.report.kinds import ABSTRACTION
-from assay.report.primary import SIMULATED_BANNER, rows_of
+from assay.report.primary import SIMULATED_BANNER, rows_of, write_report_files
 
 OWN_STEP_REASON = "no-helper-no-primitive"
 """The structural reason an answer gets when its ``implement`` only calls an earlier step."""
@@ -236,8 +235,4 @@ def _test_text(t: dict[str, Any]) -> str:
 
 
 def write_scenario_reports(reports: dict[str, dict[str, Any]], out: Path) -> None:
-    folder = out / "scenarios"
-    folder.mkdir(parents=True, exist_ok=True)
-    for name, report in reports.items():
-        (folder / f"{name}.json").write_text(json.dumps(report, indent=2, sort_keys=True) + "\n")
-        (folder / f"{name}.md").write_text(render_scenario_markdown(report))
+    write_report_files(out / "scenarios", reports, render_scenario_markdown)
