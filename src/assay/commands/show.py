@@ -15,7 +15,7 @@ def _show(args: argparse.Namespace) -> int:
     from assay.report.database import connect
 
     try:
-        records = cell_records(connect(Path(args.data)), args.run, args.cell)
+        records = cell_records(connect(Path(args.data)), args.run, args.cell, local=True)
     except (FileNotFoundError, duckdb.Error) as exc:
         raise UsageError(str(exc)) from None
     if args.step is not None:

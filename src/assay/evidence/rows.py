@@ -188,6 +188,16 @@ UNPUBLISHED_COLUMNS = ("unpublished_case_actuals", "unpublished_case_messages")
 """Correctness columns holding generated values and messages: the seed publishes neither, so
 exports leave them out; they exist to explain a verdict on the machine that ran it."""
 
+PUBLISHED_CASE_COLUMNS = ("case_indexes", "case_outcomes", "case_exception_types")
+"""Per case, all that leaves this machine (the HTML page, the report files, export bundles):
+the case's index, its outcome and the exception type's name, as the seed keeps them. An
+allow-list: a case column not named here is never published."""
+
+LOCAL_CASE_COLUMNS = ("case_inputs", "case_expected", *UNPUBLISHED_COLUMNS)
+"""Per case, local evidence only: the hidden test vector (input and expected value), the value
+the candidate returned and its exception message. ``assay show`` and ``assay sql`` read them
+from ``data/``; nothing published does."""
+
 
 class MetricValues(Frozen):
     """One metric of one output, before and after the change: what the measure stage measures

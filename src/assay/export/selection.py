@@ -21,9 +21,7 @@ from assay.records import CellKey, Frozen
 
 KEY = tuple(CellKey.model_fields)
 
-CORRECTNESS_COLUMNS = (
-    *KEY, "status", "reason", "case_indexes", "case_outcomes", "case_exception_types", "image",
-)  # fmt: skip
+CORRECTNESS_COLUMNS = (*KEY, "status", "reason", *evidence.PUBLISHED_CASE_COLUMNS, "image")
 """The correctness row as published: outcome, reason, and per case its index, outcome and
 exception type name. Nothing the candidate printed or returned."""
 

@@ -3,6 +3,11 @@
 One record per provider call from the ``cell_details`` view (prompt, raw response, extracted
 candidate, verdict with the deciding rule and the helper and primitive calls with their lines,
 correctness per case, cost) plus the cell's metric deltas from ``metrics``.
+
+What the page carries is publishable: per case only the columns of
+``evidence.PUBLISHED_CASE_COLUMNS`` (index, outcome, exception type name). ``local=True`` (``assay
+show``, on the machine that holds ``data/``) adds ``evidence.LOCAL_CASE_COLUMNS``: the hidden
+vector's input and expected value, the value returned and the exception message.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from typing import Any
 
 import duckdb
 
+from assay.evidence.rows import LOCAL_CASE_COLUMNS, PUBLISHED_CASE_COLUMNS
 from assay.structure.explain import RULE_TEXT
 
 SUMMARY_COLUMNS = (
@@ -24,26 +30,41 @@ def _list(value: Any) -> list[Any]:
     return list(value) if value is not None else []
 
 
-def cases(row: dict[str, Any]) -> list[dict[str, Any]]:
-    """Correctness per case: input, expected, outcome, and (unpublished) actual or message."""
+CASE_FIELDS = {
+    "case_indexes": "index", "case_outcomes": "outcome", "case_exception_types": "exception_type",
+    "case_inputs": "input", "case_expected": "expected",
+    "unpublished_case_actuals": "actual", "unpublished_case_messages": "exception_message",
+}  # fmt: skip
+"""Each case column's name in a cell record's ``cases``."""
+
+
+def cases(row: dict[str, Any], local: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """Correctness per case: index, outcome and exception type name; with ``local`` (the
+    row's ``LOCAL_CASE_COLUMNS``) also input, expected, actual and exception message."""
     outcomes = _list(row["case_outcomes"])
+    values = {name: row[name] for name in PUBLISHED_CASE_COLUMNS}
+    if local is not None:
+        values.update({name: local.get(name) for name in LOCAL_CASE_COLUMNS})
     columns = {
-        name: _list(row[name]) + [None] * (len(outcomes) - len(_list(row[name])))
-        for name in ("case_indexes", "case_inputs", "case_expected", "case_exception_types",
-                     "unpublished_case_actuals", "unpublished_case_messages")
-    }  # fmt: skip
+        name: _list(value) + [None] * (len(outcomes) - len(_list(value)))
+        for name, value in values.items()
+    }
     return [
-        {
-            "index": columns["case_indexes"][i],
-            "outcome": outcome,
-            "input": columns["case_inputs"][i],
-            "expected": columns["case_expected"][i],
-            "actual": columns["unpublished_case_actuals"][i],
-            "exception_type": columns["case_exception_types"][i],
-            "exception_message": columns["unpublished_case_messages"][i],
-        }
-        for i, outcome in enumerate(outcomes)
+        {CASE_FIELDS[name]: column[i] for name, column in columns.items()}
+        for i in range(len(outcomes))
     ]
+
+
+def _local_cases(
+    con: duckdb.DuckDBPyConnection, clause: str, params: list[Any]
+) -> dict[tuple[str, str, int], dict[str, Any]]:
+    """The local-only case columns of every correctness row (``assay show``)."""
+    names = ("run", "cell_id", "step", *LOCAL_CASE_COLUMNS)
+    result = con.execute(f"SELECT {', '.join(names)} FROM correctness {clause}", params)
+    return {
+        (values[0], values[1], values[2]): dict(zip(names[3:], values[3:], strict=True))
+        for values in result.fetchall()
+    }
 
 
 def explanation(row: dict[str, Any]) -> dict[str, Any]:
@@ -72,9 +93,14 @@ def explanation(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def cell_records(
-    con: duckdb.DuckDBPyConnection, run: str | None = None, cell_id: str | None = None
+    con: duckdb.DuckDBPyConnection,
+    run: str | None = None,
+    cell_id: str | None = None,
+    *,
+    local: bool = False,
 ) -> list[dict[str, Any]]:
-    """Every cell (optionally one run or one cell), ordered by run, cell and step."""
+    """Every cell (optionally one run or one cell), ordered by run, cell and step: what may be
+    published, or with ``local`` also each case's hidden vector and generated output."""
     where, params = [], []
     for column, value in (("run", run), ("cell_id", cell_id)):
         if value is not None:
@@ -101,6 +127,7 @@ def cell_records(
                 )
             )
         )
+    local_cases = _local_cases(con, clause, params) if local else {}
     records = []
     for row in rows:
         records.append(
@@ -123,7 +150,12 @@ def cell_records(
                 "response": row["response"],
                 "candidate": row["candidate"],
                 "explanation": explanation(row),
-                "cases": cases(row),
+                "cases": cases(
+                    row,
+                    local_cases.get((row["run"], row["cell_id"], row["step"]), {})
+                    if local
+                    else None,
+                ),
                 "metrics": metrics.get((row["run"], row["cell_id"]), [])
                 if row["step"] == 1
                 else [],
@@ -184,12 +216,14 @@ def render_text(record: dict[str, Any], *, prompt: bool = True) -> str:
         f"## Correctness (secondary): {r['correctness_outcome']} ({r['correctness_reason']})"
     ]
     for case in r["cases"]:
-        line = f"  case {case['index']}: {case['outcome']}  input {case['input']}  expected {case['expected']}"
-        if case["actual"] is not None:
+        line = f"  case {case['index']}: {case['outcome']}"
+        if "input" in case:
+            line += f"  input {case['input']}  expected {case['expected']}"
+        if case.get("actual") is not None:
             line += f"  actual {case['actual']}"
         if case["exception_type"]:
             line += f"  raised {case['exception_type']}"
-            if case["exception_message"]:
+            if case.get("exception_message"):
                 line += f": {case['exception_message']}"
         correctness.append(line)
     correctness.append("")

@@ -1,7 +1,8 @@
 -- One row per provider call with everything the cell browser and `assay show` print: what was
 -- asked and answered, the structural verdict with its explanation (`outcome`: the verdict, or
--- the missing state when there is none; `missing`: that state), the correctness cases
--- (`unpublished_…` columns: generated values and messages, local evidence only), the cost.
+-- the missing state when there is none; `missing`: that state), the correctness cases as
+-- published (index, outcome, exception type name: evidence.PUBLISHED_CASE_COLUMNS), the cost.
+-- The hidden vectors and generated values stay in `correctness` (local: `assay show`, SQL).
 CREATE OR REPLACE TEMP VIEW cell_details AS
 SELECT x.run, x.cell_id, x.subject, x.arm, x.repeat, x.step,
        r.scenario, r.model, r.simulated,
@@ -16,8 +17,7 @@ SELECT x.run, x.cell_id, x.subject, x.arm, x.repeat, x.step,
        v.same_name_call_lines,
        s.helper, s.helper_module, s.primitives,
        k.status AS correctness, k.reason AS correctness_reason, ko.outcome AS correctness_outcome,
-       k.case_indexes, k.case_outcomes, k.case_exception_types, k.case_inputs, k.case_expected,
-       k.unpublished_case_actuals, k.unpublished_case_messages
+       k.case_indexes, k.case_outcomes, k.case_exception_types
 FROM cells x
 JOIN runs r USING (run)
 LEFT JOIN responses resp USING (run, cell_id, step)

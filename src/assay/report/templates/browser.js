@@ -166,9 +166,8 @@
     ]);
     const correctness = el("div", { className: "panel", id: "correctness" }, [
       el("h3", { text: "Correctness (secondary): " + text(cell.correctness_outcome) + " (" + text(cell.correctness_reason) + ")", className: "c-" + text(cell.correctness_outcome) }),
-      cell.cases.length ? table(["case", "outcome", "input", "expected", "actual (local only)", "exception"],
-        cell.cases.map((c) => [c.index, c.outcome, c.input, c.expected, c.actual,
-          c.exception_type ? c.exception_type + (c.exception_message ? ": " + c.exception_message : "") : null]))
+      cell.cases.length ? table(["case", "outcome", "exception type"],
+        cell.cases.map((c) => [c.index, c.outcome, c.exception_type]))
         : el("p", { className: "none", text: "no cases ran" }),
       el("h3", { text: "Metric deltas (after − before)" }),
       cell.metrics.length ? table(["metric", "tool", "before", "after", "delta"],
