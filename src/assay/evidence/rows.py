@@ -78,6 +78,24 @@ class CallRecord(CellKey):
     """Requests sent for this call (a free run retries failures on later invocations)."""
 
 
+class SentCall(CallRecord):
+    """One call as the ``send`` stage decided it, in its run's receipt: the ``cells`` row
+    without its text, which stays in the run's ledger under ``text_digest``."""
+
+    text_digest: str | None = None
+
+
+class SendReceipt(Frozen):
+    """``data/send/<run>/receipt.json``: what the ``send`` stage did for one run. The execute
+    stage turns it, with the responses in the ledger, into the run's ``cells`` table."""
+
+    run: str
+    plan_hash: str
+    ledger_root: str
+    """``params.yaml: ledger_root`` when the calls were decided: the ledger holding their texts."""
+    calls: tuple[SentCall, ...]
+
+
 class CandidateRow(CellKey):
     """``candidates``: the code extracted from one call's response, or why there is none."""
 
