@@ -1,5 +1,4 @@
-"""DVC stage `execute`: one run's cells from the send stage's receipt and the responses in the
-run's ledger. It sends nothing (the send stage does; see assay.pipeline.execute.collect)."""
+"""DVC stage `execute`: the only stage that sends provider requests."""
 
 import sys
 from collections import Counter
@@ -11,6 +10,12 @@ from assay.pipeline import execute
 if __name__ == "__main__":
     run_id = sys.argv[1]
     with boundary():
-        records = execute.collect(run_id, load_params())
-    counts = Counter(r.status for r in records)
+        executed = execute.run(run_id, load_params())
+    if executed.preflight is not None:
+        print(f"{run_id}: pre-flight checks (free calls)\n{executed.preflight.render()}")
+    if executed.refused:
+        sys.exit(f"assay: {executed.refusal()}")
+    counts = Counter(r.status for r in executed.records)
     print(f"{run_id}: " + ", ".join(f"{n} {status}" for status, n in sorted(counts.items())))
+    if executed.retry_due:
+        sys.exit(f"assay: {executed.retry_message()}")
