@@ -1,4 +1,5 @@
-"""DVC stage `execute`: the only stage that sends provider requests."""
+"""DVC stage `execute`: one run's cells from the send stage's receipt and the responses in the
+run's ledger. It sends nothing (the send stage does; see assay.pipeline.execute.collect)."""
 
 import sys
 from collections import Counter
@@ -10,12 +11,6 @@ from assay.pipeline import execute
 if __name__ == "__main__":
     run_id = sys.argv[1]
     with boundary():
-        executed = execute.run(run_id, load_params())
-    if executed.preflight is not None:
-        print(f"{run_id}: pre-flight checks (free calls)\n{executed.preflight.render()}")
-    if executed.refused:
-        sys.exit(f"assay: {executed.refusal()}")
-    counts = Counter(r.status for r in executed.records)
+        records = execute.collect(run_id, load_params())
+    counts = Counter(r.status for r in records)
     print(f"{run_id}: " + ", ".join(f"{n} {status}" for status, n in sorted(counts.items())))
-    if executed.retry_due:
-        sys.exit(f"assay: {executed.retry_message()}")

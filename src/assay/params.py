@@ -121,6 +121,15 @@ class Compute(Frozen):
         return self.scheduler != "local"
 
 
+class Sending(Frozen):
+    """How the ``send`` stage sends the runs' provider calls (not part of any plan: each run
+    still sends one call at a time, in its plan's order; see ``assay.pipeline.send``)."""
+
+    parallel_runs_per_key: StrictInt = Field(default=3, ge=1, le=32)
+    """Runs sending at the same time through one provider key (runs whose profiles name the
+    same ``api_key_env`` share it; the simulated and replayed stand-ins share one)."""
+
+
 class Problem(Frozen):
     """One thing wrong with params.yaml: the dotted key and what is wrong with it."""
 
@@ -147,6 +156,7 @@ class Params(Frozen):
     evaluators: Evaluators = Evaluators()
     report: ReportOptions = ReportOptions()
     compute: Compute = Compute()
+    sending: Sending = Sending()
     models: dict[Name, ModelProfile]
     runs: dict[Name, RunSpec]
 

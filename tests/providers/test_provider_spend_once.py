@@ -178,7 +178,8 @@ def test_revoked_or_changed_authorization_sends_nothing(paid: Repo, server: Loca
         paid,
         lambda p: p["runs"][RUN].update(allow_paid=False, authorization=None, plan_ref=None),
     )
-    single = paid.dvc("repro", "--single-item", address("execute", RUN), check=False)
+    # the send stage, which sends for every run, refuses it; so does execute, which re-checks
+    single = paid.dvc("repro", "--single-item", address("send"), check=False)
     line = refusal(single)
     assert "params.yaml now says awaiting-authorization" in line
     assert "the authorize stage recorded authorized" in line and "nothing was sent" in line

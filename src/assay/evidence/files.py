@@ -23,7 +23,7 @@ from assay.evidence import paths
 from assay.evidence.catalog import CANDIDATES, CELLS, PROMPTS, Table
 from assay.evidence.documents import Authorization, ImageRecord, ScenarioSelfTest
 from assay.evidence.plan import Plan, load_plan
-from assay.evidence.rows import CallRecord, CandidateRow, PromptRow, RunRow
+from assay.evidence.rows import CallRecord, CandidateRow, PromptRow, RunRow, SendReceipt
 from assay.fixtures.model import Scenario
 from assay.tables import read_records, write_records
 
@@ -227,6 +227,16 @@ def read_runs(data: Path = paths.DATA) -> list[RunRow]:
 
 def read_calls(run_id: str) -> list[CallRecord]:
     return read_table(CELLS, run_id)
+
+
+def write_receipt(receipt: SendReceipt) -> None:
+    path = paths.receipt_file(receipt.run)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(canonical_json(receipt.model_dump(mode="json")) + b"\n")
+
+
+def read_receipt(run_id: str) -> SendReceipt:
+    return read_json(paths.receipt_file(run_id), SendReceipt)
 
 
 def read_candidates(run_id: str) -> list[CandidateRow]:

@@ -84,6 +84,11 @@ def authorization_file(run: str, data: Path = DATA) -> Path:
     return stage_file("authorize", run, "authorization.json", data)
 
 
+def receipt_file(run: str, data: Path = DATA) -> Path:
+    """The ``send`` stage's receipt of one run (``assay.evidence.rows.SendReceipt``)."""
+    return stage_file("send", run, "receipt.json", data)
+
+
 def report_dir(data: Path = DATA) -> Path:
     return data / "report"
 

@@ -1,21 +1,24 @@
-"""``execute`` stage: the only stage that talks to a provider.
+"""One run's provider calls, and the ``execute`` stage that turns them into its ``cells`` table.
 
-It reads the plan, the authorization and the rendered prompts. Only the simulated stand-in
-also reads the scenario (its answer book); real providers receive the prompt and nothing else.
+Sending lives in the ``send`` stage (``assay.pipeline.send``), which sends every run at once
+through :func:`admit` and :func:`send`; the ``execute`` stage (:func:`collect`) sends nothing:
+it reads the run's receipt from the send stage and the responses from the run's ledger. The
+stand-ins are providers too: only the simulated one also reads the scenario (its answer book);
+real providers receive the prompt and nothing else.
 
-Before the first paid request of a run the stage re-reads params.yaml and rebuilds the plan:
-the authorization must still be the one the authorize stage recorded, the plan unchanged, and
-the run's ledger here, where it was authorized, holding the token params.yaml carries
+Before the first paid request of a run, params.yaml is re-read and the plan rebuilt: the
+authorization must still be the one the authorize stage recorded, the plan unchanged, and the
+run's ledger here, where it was authorized, holding the token params.yaml carries
 (``assay.authorize.check_spendable``). Then, before a real provider (paid, or free with calls
-left to send) receives anything, it runs the same free checks as ``assay check-provider``;
-when any fails it sends nothing, does not open the ledger and writes no table, so the run can
-still start once the cause is fixed.
+left to send) receives anything, the same free checks as ``assay check-provider`` run; when any
+fails nothing is sent, the ledger is not opened and no table written, so the run can still
+start once the cause is fixed.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from assay import evidence
@@ -28,7 +31,7 @@ from assay.authorize import (
 )
 from assay.digest import sha256_hex
 from assay.errors import EvidenceError
-from assay.evidence import CallRecord, SentPromptRow
+from assay.evidence import CallRecord
 from assay.execute import FREE_ATTEMPTS, Executor, call_key, record_for, retryable
 from assay.ledger import Ledger, LedgerState
 from assay.params import Params
@@ -37,7 +40,7 @@ from assay.pipeline.plan import make_plan
 from assay.plan import Plan
 from assay.progress import progress
 from assay.providers.base import ModelProfile, Provider
-from assay.providers.check import CheckReport, run_checks
+from assay.providers.check import CheckReport
 from assay.providers.factory import ProviderConfigError, make_provider
 from assay.providers.replay import ReplayProvider
 from assay.providers.simulated import SimulatedProvider, answer_book
@@ -181,18 +184,35 @@ def _is_remote(plan: Plan) -> bool:
     return plan.model.provider not in ("simulated", "replay")
 
 
-def run(
-    run_id: str,
-    params: Params,
-    factory: Callable[[Plan], Callable[[], Provider]] = provider_factory,
-    *,
-    env: Mapping[str, str] = os.environ,
-    checks: Checks = run_checks,
-    current_plan: Callable[[str, Params], Plan] = make_plan,
-) -> Executed:
-    """Execute one run. A paid run re-checks, immediately before its pre-flight, that
-    params.yaml still authorizes the plan as the authorize stage recorded, that the plan is
-    still the current one, and that its ledger may spend (``check_spendable``)."""
+class Admitted(Frozen):
+    """A run that passed every check before sending: its plan, and where its ledger lives."""
+
+    run: str
+    plan: Plan
+    ledger_root: str
+    awaiting: bool = False
+    """A paid run awaiting authorization: every call is ``not-run`` (or ``excluded``)."""
+
+    @property
+    def ledger(self) -> Ledger:
+        return Ledger.at(Path(self.ledger_root), self.run, self.plan.hash)
+
+    def preflight_due(self) -> bool:
+        """A real provider is about to receive calls: a free run with calls left to send, or a
+        paid run whose ledger has not begun."""
+        plan = self.plan
+        if self.awaiting or not _is_remote(plan):
+            return False
+        state = self.ledger.state()
+        return not (plan.budget.paid and state.begun) and pending(plan, state)
+
+
+def admit(
+    run_id: str, params: Params, *, current_plan: Callable[[str, Params], Plan] = make_plan
+) -> Admitted:
+    """Every check before a run may send, in order: the authorization was decided for this
+    plan; for a paid run, params.yaml still authorizes the plan as the authorize stage
+    recorded, and (before its ledger begins) the ledger may spend and the plan is current."""
     plan = evidence.read_plan(run_id)
     plan_hash = plan.hash
     recorded = evidence.read_authorization(run_id)
@@ -201,58 +221,106 @@ def run(
             f"run {run_id!r}: the authorization was decided for another plan; nothing was sent. "
             "Run `dvc repro` (without --single-item)"
         )
-    ledger_root = Path(params.ledger_root)
-    spec = params.run(run_id)
-    ledger = Ledger.at(ledger_root, run_id, plan_hash)
+    admitted = Admitted(run=run_id, plan=plan, ledger_root=params.ledger_root)
     if plan.budget.paid:
+        spec = params.run(run_id)
         try:
             current = decide(plan, spec)
         except AuthorizationError as exc:
             raise SpendRefused(f"{exc} Nothing was sent.") from None
         _refuse_changed_since_authorize(plan, recorded, current)
+        ledger = admitted.ledger
         state = ledger.state()
         if current.state != "authorized" and not state.begun:
-            return _written(run_id, awaiting(plan), prompts=[])
+            return admitted.model_copy(update={"awaiting": True})
         if not state.begun:
             check_spendable(plan, spec, ledger, state, ledger_root=params.ledger_root)
             _refuse_stale_plan(plan, lambda: current_plan(run_id, params))
-    preflight = None
-    state = ledger.state()
-    if _is_remote(plan) and not (plan.budget.paid and state.begun) and pending(plan, state):
-        preflight = checks(plan.model, env)
-        if not preflight.passed:
-            return Executed(run=run_id, preflight=preflight)
-    with Ledger.open(ledger_root, run_id, plan_hash, paid=plan.budget.paid).exclusive() as opened:
+    return admitted
+
+
+def send(
+    admitted: Admitted,
+    factory: Callable[[Plan], Callable[[], Provider]] = provider_factory,
+    preflight: CheckReport | None = None,
+) -> Executed:
+    """Send the run's calls (concurrency one, plan order; ``assay.execute``) under its ledger's
+    exclusive lock; a run awaiting authorization sends nothing and opens no ledger."""
+    plan = admitted.plan
+    if admitted.awaiting:
+        return Executed(run=admitted.run, records=tuple(awaiting(plan)))
+    ledger = Ledger.open(Path(admitted.ledger_root), admitted.run, plan.hash, paid=plan.budget.paid)
+    with ledger.exclusive() as opened:
         rows = evidence.read_prompt_rows(plan.scenario)
         prompts = {key: row.prompt for key, row in rows.items()}
         renderer = ChainRenderer(rows, plan.analysis.extraction)
         executor = Executor(plan, opened, prompts, factory(plan), next_prompt=renderer)
         with SpendProgress(plan) as observe:
             records = executor.run(observe)
-        sent = sent_prompt_rows(run_id, records, opened, prompts.values())
-    return _written(
-        run_id,
-        records,
-        preflight,
-        prompts=sent,
+    return Executed(
+        run=admitted.run,
+        records=tuple(records),
+        preflight=preflight,
         free_remote=not plan.budget.paid and _is_remote(plan),
     )
 
 
-def sent_prompt_rows(
-    run_id: str, records: Sequence[CallRecord], ledger: Ledger, rendered: Iterable[str]
-) -> list[SentPromptRow]:
-    """The prompt of every call's ``prompt_digest``, once per digest, from the ledger's object
-    store (where each was written before its intent); a ledger from before prompts were stored
-    falls back to the rendered step-1 prompts, and a digest found in neither has no row."""
-    by_digest = {sha256_hex(text): text for text in rendered}
-    rows = []
-    for digest in sorted({r.prompt_digest for r in records if r.prompt_digest}):
-        stored = ledger.objects / digest
-        text = stored.read_bytes().decode("utf-8") if stored.is_file() else by_digest.get(digest)
-        if text is not None:
-            rows.append(SentPromptRow(run=run_id, prompt_digest=digest, prompt=text))
-    return rows
+def collect(
+    run_id: str, params: Params, *, current_plan: Callable[[str, Params], Plan] = make_plan
+) -> list[CallRecord]:
+    """The ``execute`` stage: the run's ``cells`` table from the ``send`` stage's receipt and
+    the responses in the run's ledger. It sends nothing; it re-checks the authorization as
+    sending does, so a run whose authorization changed since is refused here too."""
+    admitted = admit(run_id, params, current_plan=current_plan)
+    records = awaiting(admitted.plan) if admitted.awaiting else received(admitted)
+    evidence.write_table(evidence.CELLS, run_id, records)
+    return records
+
+
+def received(admitted: Admitted) -> list[CallRecord]:
+    """The calls of the ``send`` stage's receipt, each completed call's text read back from the
+    ledger (checked against the digest the receipt and the ledger's outcome both name)."""
+    run_id = admitted.run
+    receipt = evidence.read_receipt(run_id)
+    if receipt.plan_hash != admitted.plan.hash or receipt.ledger_root != admitted.ledger_root:
+        raise EvidenceError(
+            f"run {run_id!r}: the send stage's receipt is for plan {receipt.plan_hash} in "
+            f"{receipt.ledger_root!r}, not the current plan {admitted.plan.hash} in "
+            f"{admitted.ledger_root!r}; run `dvc repro` (without --single-item)"
+        )
+    ledger = admitted.ledger
+    outcomes = ledger.state().outcomes if any(c.text_digest for c in receipt.calls) else {}
+    records = []
+    for call in receipt.calls:
+        text = None
+        if call.text_digest is not None:
+            key = f"{call.cell_id}#{call.step}"
+            if (outcomes.get(key) or {}).get("text_digest") != call.text_digest:
+                raise EvidenceError(
+                    f"run {run_id!r}: the ledger {ledger.directory} holds no response "
+                    f"{call.text_digest} for {key}, which the send stage received; restore the "
+                    "ledger (ledger_root) this run was sent with"
+                )
+            text = ledger.load(call.text_digest).decode("utf-8")
+        records.append(CallRecord(**call.model_dump(exclude={"text_digest", "text"}), text=text))
+    return records
+
+
+def receipt(admitted: Admitted, executed: Executed) -> evidence.SendReceipt:
+    """What the ``send`` stage keeps of one run: its calls without their texts (which stay in
+    the ledger, named by digest)."""
+    return evidence.SendReceipt(
+        run=admitted.run,
+        plan_hash=admitted.plan.hash,
+        ledger_root=admitted.ledger_root,
+        calls=tuple(
+            evidence.SentCall(
+                **record.model_dump(exclude={"text"}),
+                text_digest=None if record.text is None else sha256_hex(record.text),
+            )
+            for record in executed.records
+        ),
+    )
 
 
 def pending(plan: Plan, state: LedgerState) -> bool:
@@ -261,19 +329,4 @@ def pending(plan: Plan, state: LedgerState) -> bool:
         state.outcomes.get(call_key(cell, step), {}).get("status") != "completed"
         for cell in plan.sendable
         for step in range(1, cell.steps + 1)
-    )
-
-
-def _written(
-    run_id: str,
-    records: Sequence[CallRecord],
-    preflight: CheckReport | None = None,
-    *,
-    prompts: Sequence[SentPromptRow],
-    free_remote: bool = False,
-) -> Executed:
-    evidence.write_table(evidence.CELLS, run_id, list(records))
-    evidence.write_table(evidence.PROMPT_TEXTS, run_id, list(prompts))
-    return Executed(
-        run=run_id, records=tuple(records), preflight=preflight, free_remote=free_remote
     )

@@ -1,6 +1,6 @@
 """Where each DVC stage is defined, and how to name it on DVC's command line.
 
-The single stages (code, params, snapshot, subjects, render, report) and export are in
+The single stages (code, params, snapshot, subjects, render, send, report) and export are in
 ``dvc.yaml``: ``dvc repro`` without a target runs that file's stages and what they depend on, so
 every stage nothing else reads (export) must be there. Every other stage that runs once per
 scenario or per run, and the image stage, is in ``pipeline/<stage>/dvc.yaml`` (each such file
@@ -11,7 +11,9 @@ joins them all into one graph, and names a stage outside ``dvc.yaml`` by its fil
 
 from __future__ import annotations
 
-ROOT_STAGES = frozenset({"code", "params", "snapshot", "subjects", "render", "report", "export"})
+ROOT_STAGES = frozenset(
+    {"code", "params", "snapshot", "subjects", "render", "send", "report", "export"}
+)
 
 
 def stage_file(stage: str) -> str:

@@ -1,0 +1,173 @@
+"""``send`` stage: every run's provider calls, several runs at the same time.
+
+DVC runs one stage at a time in a workspace, so one ``execute@RUN`` stage per run would send the
+runs one after another. This one stage sends for every run of params.yaml instead, one thread
+per run, and writes a receipt per run (``data/send/<run>/receipt.json``); ``execute@RUN`` turns
+that receipt and the responses in the run's ledger into its ``cells`` table and sends nothing
+(``assay.pipeline.execute.collect``).
+
+- Within a run nothing changes (``assay.execute``): one call at a time in the plan's order, its
+  own ledger (the intent fsync'd before each request, the outcome after it), its own
+  reservation ceiling and halts. A halt or a reached ceiling stops that run only.
+- Runs whose profiles use the same provider key (:func:`provider_key`) send at most
+  ``sending.parallel_runs_per_key`` at a time, in params.yaml's order; the key's credit check
+  covers the ceilings of all its runs about to begin, not one run's.
+- Every check before sending (the authorization, a spendable ledger, a current plan, the
+  pre-flight) runs for every run first, one at a time; all but the pre-flight run again, on
+  params.yaml read again, when the run's turn to send comes. A run that fails one sends nothing
+  and the others still send; the stage then fails, one ``assay:`` line per failed run, so DVC
+  records nothing and the next ``dvc repro`` runs it again: a paid run that began is reported
+  from its ledger and never resumed, a free one resumes.
+- A kill (even ``kill -9``) leaves each run's ledger as a kill of a single run does: an intent
+  without outcome is ``interrupted`` and never sent again.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter, defaultdict
+from collections.abc import Callable, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import ExitStack
+
+from assay import evidence
+from assay.errors import AssayError
+from assay.params import Params
+from assay.pipeline.execute import (
+    Admitted,
+    Checks,
+    Executed,
+    admit,
+    provider_factory,
+    receipt,
+    send,
+)
+from assay.pipeline.plan import make_plan
+from assay.plan import Plan
+from assay.providers.base import ModelProfile, Provider
+from assay.providers.check import CheckReport, run_checks
+from assay.records import Frozen
+
+STAND_INS = ("simulated", "replay")
+
+
+class Sent(Frozen):
+    """What the stage did for one run: what it sent, or the one line saying why it did not."""
+
+    run: str
+    executed: Executed | None = None
+    error: str | None = None
+
+    @property
+    def failure(self) -> str | None:
+        """Why the stage fails for this run (``None``: it does not)."""
+        if self.error is not None:
+            return self.error
+        if self.executed is not None and self.executed.refused:
+            return self.executed.refusal()
+        if self.executed is not None and self.executed.retry_due:
+            return self.executed.retry_message()
+        return None
+
+
+def provider_key(profile: ModelProfile) -> str:
+    """The credential a run sends with: runs naming the same ``api_key_env`` share a key (and
+    its rate limits and credit); the simulated and replayed stand-ins share one each."""
+    if profile.provider in STAND_INS:
+        return profile.provider
+    if profile.api_key_env:
+        return f"env:{profile.api_key_env}"
+    return f"{profile.provider}:{profile.base_url or profile.deployment or ''}"
+
+
+def shared_preflights(
+    admitted: list[Admitted], checks: Checks, env: Mapping[str, str]
+) -> dict[str, CheckReport]:
+    """The pre-flight of every run about to send to a real provider, one at a time. The credit
+    check of a paid run covers the ceilings of every paid run of its key about to begin."""
+    due = [entry for entry in admitted if entry.preflight_due()]
+    paid = [entry for entry in due if entry.plan.budget.paid]
+    sharing = Counter(provider_key(entry.plan.model) for entry in paid)
+    ceilings: dict[str, float] = defaultdict(float)
+    for entry in paid:
+        key = provider_key(entry.plan.model)
+        ceilings[key] = round(ceilings[key] + entry.plan.model.ceiling_usd, 9)
+    reports = {}
+    for entry in due:
+        profile = entry.plan.model
+        key = provider_key(profile)
+        if entry.plan.budget.paid and sharing[key] > 1:
+            shared = profile.model_copy(update={"ceiling_usd": ceilings[key]})
+            note = f" (the ceilings of the {sharing[key]} runs of this key about to begin)"
+            report = checks(shared, env)
+            reports[entry.run] = report.model_copy(
+                update={
+                    "lines": tuple(
+                        line.model_copy(update={"message": line.message + note})
+                        if line.check == "credit"
+                        else line
+                        for line in report.lines
+                    )
+                }
+            )
+        else:
+            reports[entry.run] = checks(profile, env)
+    return reports
+
+
+def run(
+    params: Params,
+    factory: Callable[[Plan], Callable[[], Provider]] = provider_factory,
+    *,
+    env: Mapping[str, str] = os.environ,
+    checks: Checks = run_checks,
+    current_plan: Callable[[str, Params], Plan] = make_plan,
+    reload: Callable[[], Params] | None = None,
+) -> list[Sent]:
+    """Send every run of ``params`` (runs in parallel, each sequential) and write each receipt;
+    one entry per run, in params.yaml's order. With ``reload`` (params.yaml read again), a run
+    is admitted again when its turn to send comes, so a revocation while it waited for its
+    key's cap is heeded."""
+    admitted: list[Admitted] = []
+    errors: dict[str, str] = {}
+    for run_id in params.runs:
+        try:
+            admitted.append(admit(run_id, params, current_plan=current_plan))
+        except AssayError as exc:
+            errors[run_id] = str(exc)
+    reports = shared_preflights(admitted, checks, env)
+    done: dict[str, Executed] = {}
+    groups: dict[str, list[Admitted]] = defaultdict(list)
+    for entry in admitted:
+        report = reports.get(entry.run)
+        if report is not None and not report.passed:
+            done[entry.run] = Executed(run=entry.run, preflight=report)
+        elif entry.awaiting:
+            done[entry.run] = send(entry)
+        else:
+            groups[provider_key(entry.plan.model)].append(entry)
+
+    def start(entry: Admitted) -> tuple[Admitted, Executed]:
+        if reload is not None:
+            entry = admit(entry.run, reload(), current_plan=current_plan)
+        return entry, send(entry, factory, reports.get(entry.run))
+
+    by_run = {entry.run: entry for entry in admitted}
+    cap = params.sending.parallel_runs_per_key
+    futures: dict[str, Future[tuple[Admitted, Executed]]] = {}
+    with ExitStack() as pools:
+        for key, members in groups.items():
+            pool = pools.enter_context(
+                ThreadPoolExecutor(max_workers=min(cap, len(members)), thread_name_prefix=key)
+            )
+            for entry in members:
+                futures[entry.run] = pool.submit(start, entry)
+    for run_id, future in futures.items():
+        try:
+            by_run[run_id], done[run_id] = future.result()
+        except AssayError as exc:
+            errors[run_id] = str(exc)
+    for run_id, executed in done.items():
+        if not executed.refused:
+            evidence.write_receipt(receipt(by_run[run_id], executed))
+    return [Sent(run=r, executed=done.get(r), error=errors.get(r)) for r in params.runs]
