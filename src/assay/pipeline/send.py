@@ -11,7 +11,8 @@ that receipt and the responses in the run's ledger into its ``cells`` table and 
   reservation ceiling and halts. A halt or a reached ceiling stops that run only.
 - Runs whose profiles use the same provider key (:func:`provider_key`) send at most
   ``sending.parallel_runs_per_key`` at a time, in params.yaml's order; the key's credit check
-  covers the ceilings of all its runs about to begin, not one run's.
+  covers the ceilings of all its runs about to begin, not one run's. Replayed runs start once
+  every other run has finished (they read another run's ledger).
 - Every check before sending (the authorization, a spendable ledger, a current plan, the
   pre-flight) runs for every run first, one at a time; all but the pre-flight run again, on
   params.yaml read again, when the run's turn to send comes. A run that fails one sends nothing
@@ -155,13 +156,16 @@ def run(
     by_run = {entry.run: entry for entry in admitted}
     cap = params.sending.parallel_runs_per_key
     futures: dict[str, Future[tuple[Admitted, Executed]]] = {}
-    with ExitStack() as pools:
-        for key, members in groups.items():
-            pool = pools.enter_context(
-                ThreadPoolExecutor(max_workers=min(cap, len(members)), thread_name_prefix=key)
-            )
-            for entry in members:
-                futures[entry.run] = pool.submit(start, entry)
+    # replays last: a replayed run reads another run's ledger, which may be sending now
+    for wave in ([k for k in groups if k != "replay"], [k for k in groups if k == "replay"]):
+        with ExitStack() as pools:
+            for key in wave:
+                members = groups[key]
+                pool = pools.enter_context(
+                    ThreadPoolExecutor(max_workers=min(cap, len(members)), thread_name_prefix=key)
+                )
+                for entry in members:
+                    futures[entry.run] = pool.submit(start, entry)
     for run_id, future in futures.items():
         try:
             by_run[run_id], done[run_id] = future.result()
