@@ -62,3 +62,39 @@ def test_a_step_without_code_ends_its_chain(tmp_path):
         renderer(plan_cell, 2, ["I cannot help with that."]) is not None
     )  # prose is still "code" to extract
     assert renderer(plan_cell, 2, [""]) is None
+
+
+def test_every_step_s_prompt_is_stored_under_its_digest_before_its_intent(tmp_path):
+    from assay.digest import sha256_hex
+    from assay.pipeline.execute import sent_prompt_rows
+
+    scenario = load_scenario("chain", ROOT / "fixtures")
+    scenario = scenario.model_copy(update={"subjects": scenario.subjects[:1]})
+    rows = {(r.subject, r.arm): r for r in prompt_rows(scenario)}
+    prompts = {key: row.prompt for key, row in rows.items()}
+    profile = ModelProfile(provider="simulated", model="sim", behaviour="duplicator")
+    plan = build_plan(run_id="chain", run=RunSpec(model="sim", scenario="chain", repeats=1), profile=profile,
+                      scenario=scenario, fixture_sources="0" * 64,
+                      prompts=request_sizes(prompts, lambda p: len(p.encode())), analysis=AnalysisPlan(),
+                      tools={})  # fmt: skip
+    provider = Recording(profile, answer_book(scenario.subjects))
+
+    class Checked(Ledger):
+        def write_intent(self, key, *, request_digest, reservation_nano_usd):
+            assert (self.objects / request_digest).is_file(), f"{key}: intent before its prompt"
+            super().write_intent(key, request_digest=request_digest,
+                                 reservation_nano_usd=reservation_nano_usd)  # fmt: skip
+
+    opened = Ledger.open(tmp_path, plan.run, plan.hash, paid=False)
+    ledger = Checked(opened.directory)
+    records = Executor(
+        plan, ledger, prompts, lambda: provider, next_prompt=ChainRenderer(rows)
+    ).run()
+    assert len(records) == 15 and all(r.prompt_digest for r in records)
+    stored = {
+        row.prompt_digest: row.prompt for row in sent_prompt_rows("chain", records, ledger, [])
+    }
+    for record in records:
+        sent = provider.prompts[f"{record.cell_id}#{record.step}"]
+        assert stored[record.prompt_digest] == sent and sha256_hex(sent) == record.prompt_digest
+    assert len({r.prompt_digest for r in records if r.step > 1}) == 12, "steps 2-5 differ"

@@ -5,7 +5,8 @@ Concurrency one, in plan order (blocked by subject), at most one request per cal
 
 - admission reserves the plan's per-request reservation before each request and never
   refunds it; when the next reservation would pass the ceiling, admission halts;
-- the intent is fsync'd before the request and the outcome after it (see ``assay.ledger``);
+- the prompt is stored under its sha256 (the intent's request digest) and the intent fsync'd
+  before the request, the outcome after it (see ``assay.ledger``);
 - no retries within an invocation: a result with ``halt`` set (429, 5xx, reset, timeout, a
   billing anomaly, anything whose no-charge status is unproven) halts admission, and every later
   call becomes ``budget-halted``;
@@ -268,6 +269,7 @@ class Executor:
         digest = sha256_hex(prompt)
         if step == 1 and digest != cell.prompt_digest:
             raise RuntimeError(f"{cell.cell_id}: prompt differs from the one the plan pinned")
+        self.ledger.store(prompt.encode("utf-8"))  # the prompt sent, before its intent
         self.ledger.write_intent(key, request_digest=digest, reservation_nano_usd=reservation)
         started = time.perf_counter()
         try:

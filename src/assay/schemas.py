@@ -40,6 +40,7 @@ def _members() -> dict[str, tuple[type[BaseModel], ...]]:
         ImageRecord,
         MetricRow,
         PromptRow,
+        SentPromptRow,
         SubjectRow,
         VerdictRow,
     )
@@ -60,7 +61,8 @@ def _members() -> dict[str, tuple[type[BaseModel], ...]]:
         "paa-evidence-record": (CandidateRow, VerdictRow, PublishedCorrectness, MetricRow),
         "paa-operating-record": (
             Plan, Authorization, CallRecord, LedgerHeader, LedgerAuthorization, LedgerIntent,
-            LedgerOutcome, LedgerHalt, ImageRecord, SubjectRow, PromptRow, RunManifest, BundleManifest,
+            LedgerOutcome, LedgerHalt, ImageRecord, SubjectRow, PromptRow, SentPromptRow, RunManifest,
+            BundleManifest,
         ),
     }  # fmt: skip
 

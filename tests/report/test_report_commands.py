@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from assay.adjudication import blind_id
 from assay.cli import main
 from tests.report.evidence_kit import write_run
 
@@ -27,25 +28,40 @@ def _adjudicate(data: Path, path: Path, *argv: str) -> int:
     return main(["adjudicate", *argv, "--data", str(data), "--file", str(path)])
 
 
-def test_adjudicate_appends_a_checked_decision_and_lists_the_cells(
+def test_adjudicate_is_blind_until_decided(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     data, path = _study(tmp_path)
-    decision = ("run-a", "s1/inconsistent/r1", "--verdict", "duplicated",
+    assert _adjudicate(data, path) == 0
+    listed = capsys.readouterr().out
+    assert "3 ambiguous cells" in listed
+    ids = [blind_id("run-a", f"s{i}/inconsistent/r1", 1) for i in range(3)]
+    assert [line.split(":")[0].strip() for line in listed.splitlines()[1:]] == sorted(ids)
+    for hidden in ("run-a", "s0", "s1", "inconsistent", "clean", "/r1"):
+        assert hidden not in listed, hidden
+        assert all(hidden not in i for i in ids), hidden
+    assert _adjudicate(data, path, ids[1]) == 0
+    shown = capsys.readouterr().out
+    assert shown.startswith(f"# {ids[1]}: ambiguous") and "## Candidate" in shown
+    assert not [h for h in ("run-a", "s1", "inconsistent") if h in shown]
+
+    decision = (ids[1], "--verdict", "duplicated",
                 "--rationale", "the helper call is unreachable", "--by", "A. Person")  # fmt: skip
     assert _adjudicate(data, path, *decision) == 0
+    assert "it was run-a s1/inconsistent/r1 step 1" in capsys.readouterr().out
     text = path.read_text()
     assert text.startswith("# decisions on ambiguous cells")
     assert yaml.safe_load(text) == [
-        {"run": "run-a", "cell_id": "s1/inconsistent/r1", "step": 1, "verdict": "duplicated",
+        {"id": ids[1], "verdict": "duplicated",
          "rationale": "the helper call is unreachable", "adjudicator": "A. Person"}
     ]  # fmt: skip
-    capsys.readouterr()
-    assert _adjudicate(data, path, "run-a") == 0
+    assert "inconsistent" not in text and "run-a" not in text
+    assert _adjudicate(data, path) == 0
     listed = capsys.readouterr().out
-    assert "3 ambiguous cells under the preregistered v7" in listed
-    assert "s1/inconsistent/r1 step 1 (x): adjudicated duplicated by A. Person" in listed
-    assert "s0/inconsistent/r1 step 1 (x): open" in listed
+    assert (f"{ids[1]}: adjudicated duplicated by A. Person: run-a s1/inconsistent/r1 step 1 "
+            "(arm inconsistent)") in listed  # fmt: skip
+    assert f"{ids[0]}: open (x)" in listed
+    assert listed.count("inconsistent") == 2, "an open cell showed its arm"
 
     with pytest.raises(SystemExit) as twice:
         _adjudicate(data, path, *decision)
@@ -53,20 +69,15 @@ def test_adjudicate_appends_a_checked_decision_and_lists_the_cells(
     assert "already adjudicated" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize(
-    ("cell", "message"),
-    [("s1/clean/r1", "is 'reused' under the preregistered v7, not ambiguous"),
-     ("nope", "has no cell nope")],
-)  # fmt: skip
-def test_adjudicate_refuses_a_cell_that_is_not_ambiguous(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], cell: str, message: str
+@pytest.mark.parametrize("cell", ["s1/clean/r1", "nope", "run-a"])
+def test_adjudicate_refuses_what_is_no_ambiguous_cell_id(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], cell: str
 ) -> None:
     data, path = _study(tmp_path)
+    blind = blind_id("run-a", cell, 1) if "/" in cell else cell
     with pytest.raises(SystemExit) as refused:
-        _adjudicate(
-            data, path, "run-a", cell, "--verdict", "reused", "--rationale", "r", "--by", "A"
-        )
-    assert refused.value.code == 2 and message in capsys.readouterr().err
+        _adjudicate(data, path, blind, "--verdict", "reused", "--rationale", "r", "--by", "A")
+    assert refused.value.code == 2 and f"no ambiguous cell {blind!r}" in capsys.readouterr().err
     assert path.read_text() == HEADER, "a refused decision changed the file"
 
 

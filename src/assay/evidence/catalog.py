@@ -21,6 +21,7 @@ from assay.evidence.rows import (
     MetricRow,
     PlacementRow,
     PromptRow,
+    SentPromptRow,
     SubjectRow,
     VerdictRow,
 )
@@ -61,6 +62,11 @@ RESPONSES = Table(
     select="run, cell_id, step, response_digest, text",
     where="status = 'completed'",
 )
+PROMPT_TEXTS = Table(
+    "prompt_texts", "execute", "prompts.parquet", SentPromptRow, "run", required=False
+)
+"""Every prompt a run sent, once per sha256 (``cells.prompt_digest``); view ``sent_prompts``
+joins it to the calls."""
 CANDIDATES = Table("candidates", "extract", "candidates.parquet", CandidateRow, "run")
 VERDICTS = Table("verdicts", "structure", "verdicts.parquet", VerdictRow, "run", required=False)
 """Optional: the correctness export bundle holds no verdicts (see ``assay.export``)."""
@@ -99,6 +105,7 @@ TABLES: tuple[Table, ...] = (
     PROMPTS,
     CELLS,
     RESPONSES,
+    PROMPT_TEXTS,
     CANDIDATES,
     VERDICTS,
     CORRECTNESS,

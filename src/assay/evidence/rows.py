@@ -72,6 +72,8 @@ class CallRecord(CellKey):
     no_charge_proven: bool = False
     latency_seconds: float | None = None
     prompt_digest: str | None = None
+    """sha256 of the prompt sent (every step of a chain); its text is the run's
+    ``prompt_texts`` row of that digest, stored before the ledger's intent was written."""
     response_digest: str | None = None
     text: str | None = None
     attempts: int = 0
@@ -94,6 +96,18 @@ class SendReceipt(Frozen):
     ledger_root: str
     """``params.yaml: ledger_root`` when the calls were decided: the ledger holding their texts."""
     calls: tuple[SentCall, ...]
+
+
+class SentPromptRow(Frozen):
+    """``prompt_texts``: one prompt a run sent, stored once under its sha256 (content-addressed).
+    Every call's ``prompt_digest`` (``cells``) names its row; the ``sent_prompts`` view joins
+    them. Chain steps 2-5 are rendered during execution from earlier answers: this is the only
+    record of what they showed the model."""
+
+    run: str
+    prompt_digest: str
+    """sha256 of the prompt's UTF-8 bytes: the ledger intent's ``request_digest``."""
+    prompt: str
 
 
 class CandidateRow(CellKey):

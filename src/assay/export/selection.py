@@ -77,8 +77,10 @@ SHARED_TABLES = (
     Table(evidence.PROMPTS, evidence.PromptRow, OPERATING),
     Table(evidence.CELLS, evidence.CallRecord, OPERATING),
     Table(evidence.CANDIDATES, evidence.CandidateRow, EVIDENCE),
+    Table(evidence.PROMPT_TEXTS, evidence.SentPromptRow, OPERATING),
 )
-"""Run records both bundles carry (the prompts sent, every call, every candidate)."""
+"""Run records both bundles carry (the rendered prompts, every call, every candidate, and the
+prompt each call was sent, chain steps included)."""
 
 EVIDENCE_TABLES = {
     "abstraction": (Table(evidence.VERDICTS, evidence.VerdictRow, EVIDENCE),),

@@ -9,6 +9,9 @@ In order, stopping at the first difference (a value, never an exception):
    its published columns;
 4. the run records agree: plan hash, authorization, fixture digests, ledger header, every
    call's response body and text against the ledger, every response body under its digest;
+   every call's prompt is stored under its digest, is the digest the ledger's intent names,
+   and is what the run would send: the rendered prompt at step 1, and at chain steps 2-5 the
+   prompt rendered again from the earlier steps' answers;
 5. candidates are re-extracted from the responses with the recorded extraction version, and
    (abstraction bundle) structural verdicts are scored again with the recorded evaluator
    version; correctness results are not re-run (that needs Docker and the hidden vectors);
@@ -21,7 +24,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import duckdb
 import pyarrow as pa
@@ -29,7 +32,7 @@ import pyarrow.parquet as pq
 from pydantic import ValidationError
 
 from assay.digest import sha256_hex
-from assay.evidence import CandidateRow, paths
+from assay.evidence import PROMPT_TEXTS, CandidateRow, PromptRow, paths
 from assay.evidence.plan import load_plan
 from assay.export import manifest as mf
 from assay.export.report import bundle_report, report_files
@@ -37,6 +40,7 @@ from assay.export.selection import EVIDENCE_TABLES, SHARED_TABLES, Table
 from assay.extract import VERSIONS, extract_candidate
 from assay.fixtures.scenarios import image_kind
 from assay.ledger_records import LEDGER_RECORDS
+from assay.pipeline.chain import ChainRenderer
 from assay.records import Frozen
 from assay.schemas import first_error
 from assay.structure import verdict_for
@@ -193,12 +197,16 @@ def _run_records(bundle: _Bundle, run: mf.RunManifest, _: mf.BundleManifest) -> 
             raise Differs(image, "is not the image the plan pins")
 
 
-def _ledger(bundle: _Bundle, run: mf.RunManifest) -> dict[str, dict[str, Any]]:
-    """The ledger's outcomes by call key (empty when the run never opened a ledger)."""
+def _ledger(
+    bundle: _Bundle, run: mf.RunManifest
+) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
+    """The ledger's latest outcome and latest intent by call key (empty when the run never
+    opened a ledger)."""
     relative = "ledger/ledger.jsonl"
     outcomes: dict[str, dict[str, Any]] = {}
+    intents: dict[str, dict[str, Any]] = {}
     if not (bundle.root / relative).exists():
-        return outcomes
+        return outcomes, intents
     for number, line in enumerate((bundle.root / relative).read_bytes().splitlines(), 1):
         try:
             record = json.loads(line)
@@ -215,13 +223,15 @@ def _ledger(bundle: _Bundle, run: mf.RunManifest) -> dict[str, dict[str, Any]]:
             raise Differs(relative, "the ledger belongs to another plan")
         if name == "LedgerOutcome":
             outcomes[record["key"]] = record
+        if name == "LedgerIntent":
+            intents[record["key"]] = record
     for digest in sorted({d for o in outcomes.values() for d in _digests(o)}):
         body = bundle.root / "ledger" / "objects" / digest
         if not body.is_file():
             raise Differs(f"ledger/objects/{digest}", "missing (named by the ledger)")
         if sha256_hex(body.read_bytes()) != digest:
             raise Differs(f"ledger/objects/{digest}", "content does not match its name")
-    return outcomes
+    return outcomes, intents
 
 
 def _digests(outcome: dict[str, Any]) -> list[str]:
@@ -230,8 +240,9 @@ def _digests(outcome: dict[str, Any]) -> list[str]:
 
 def _calls_and_candidates(bundle: _Bundle, run: mf.RunManifest, own: mf.BundleManifest) -> None:
     tables = {t.name: bundle.table(t, own.columns) for t in SHARED_TABLES}
-    outcomes = _ledger(bundle, run)
+    outcomes, intents = _ledger(bundle, run)
     cells_path = SHARED_TABLES[2].path(run.run, run.scenario)
+    _sent_prompts(bundle, run, tables, intents)
     for index, call in enumerate(tables["cells"]):
         if call["response_digest"] is None:
             continue
@@ -259,6 +270,51 @@ def _calls_and_candidates(bundle: _Bundle, run: mf.RunManifest, own: mf.BundleMa
         if row["image"] != (run.image_id or ""):
             relative = EVIDENCE_TABLES["correctness"][0].path(run.run, run.scenario)
             raise Differs(relative, f"row {index}: run in another image than the plan pins")
+
+
+def _sent_prompts(
+    bundle: _Bundle,
+    run: mf.RunManifest,
+    tables: dict[str, list[dict[str, Any]]],
+    intents: dict[str, dict[str, Any]],
+) -> None:
+    """Every call with a prompt digest has its prompt, under that digest, named by the ledger's
+    intent, and equal to what the run sends: the rendered prompt at step 1, and at a later
+    chain step the prompt rendered again from the earlier steps' answers."""
+    relative = PROMPT_TEXTS.path(run.run).as_posix()
+    texts: dict[str, str] = {}
+    for index, row in enumerate(tables["prompt_texts"]):
+        if sha256_hex(row["prompt"]) != row["prompt_digest"]:
+            raise Differs(relative, f"row {index}: the prompt is not the text of its digest")
+        texts[row["prompt_digest"]] = row["prompt"]
+    plan = load_plan((bundle.root / paths.plan_file(run.run)).read_bytes())
+    rendered = {(r["subject"], r["arm"]): PromptRow(**r) for r in tables["prompts"]}
+    renderer = ChainRenderer(rendered, plan.analysis.extraction)
+    answers: dict[str, list[str]] = {}
+    for call in sorted(tables["cells"], key=lambda c: (c["cell_id"], c["step"])):
+        digest, key = call["prompt_digest"], f"{call['cell_id']}#{call['step']}"
+        if digest is None:
+            continue
+        where = f"{call['cell_id']} step {call['step']}"
+        if digest not in texts:
+            raise Differs(relative, f"no prompt stored for {where} ({digest})")
+        if intents and intents.get(key, {}).get("request_digest") != digest:
+            raise Differs(relative, f"{where}: not the prompt the ledger's intent names")
+        earlier = answers.setdefault(call["cell_id"], [])
+        expected = (
+            rendered[(call["subject"], call["arm"])].prompt
+            if call["step"] == 1
+            else renderer(_Cell(call["subject"], call["arm"]), call["step"], earlier)
+        )
+        if texts[digest] != expected:
+            raise Differs(relative, f"{where}: not the prompt the run renders for it")
+        if call["status"] == "completed" and call["text"] is not None:
+            earlier.append(call["text"])
+
+
+class _Cell(NamedTuple):
+    subject: str
+    arm: str
 
 
 def _rescore(

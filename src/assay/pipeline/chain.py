@@ -4,12 +4,22 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from typing import Protocol
 
 from assay.evidence import PromptRow
 from assay.extract import CURRENT_VERSION, extract_candidate
 from assay.fixtures.chain import append_step
-from assay.plan import PlannedCell
 from assay.render import PROMPT_PROFILES, render_files
+
+
+class ChainCell(Protocol):
+    """What rendering a chain step needs of a cell (a planned cell, or a bundle's call)."""
+
+    @property
+    def subject(self) -> str: ...
+
+    @property
+    def arm(self) -> str: ...
 
 
 class ChainRenderer:
@@ -24,7 +34,7 @@ class ChainRenderer:
         self.rows = rows
         self.extraction = extraction
 
-    def __call__(self, cell: PlannedCell, step: int, texts: Sequence[str]) -> str | None:
+    def __call__(self, cell: ChainCell, step: int, texts: Sequence[str]) -> str | None:
         row = self.rows[(cell.subject, cell.arm)]
         files = json.loads(row.files_json)
         for earlier, text in enumerate(texts[: step - 1], start=1):

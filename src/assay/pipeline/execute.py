@@ -18,7 +18,7 @@ start once the cause is fixed.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 from assay import evidence
@@ -31,7 +31,7 @@ from assay.authorize import (
 )
 from assay.digest import sha256_hex
 from assay.errors import EvidenceError
-from assay.evidence import CallRecord
+from assay.evidence import CallRecord, SentPromptRow
 from assay.execute import FREE_ATTEMPTS, Executor, call_key, record_for, retryable
 from assay.ledger import Ledger, LedgerState
 from assay.params import Params
@@ -274,7 +274,26 @@ def collect(
     admitted = admit(run_id, params, current_plan=current_plan)
     records = awaiting(admitted.plan) if admitted.awaiting else received(admitted)
     evidence.write_table(evidence.CELLS, run_id, records)
+    rendered = evidence.read_prompt_rows(admitted.plan.scenario).values()
+    prompts = sent_prompt_rows(run_id, records, admitted.ledger, [r.prompt for r in rendered])
+    evidence.write_table(evidence.PROMPT_TEXTS, run_id, prompts)
     return records
+
+
+def sent_prompt_rows(
+    run_id: str, records: Sequence[CallRecord], ledger: Ledger, rendered: Iterable[str]
+) -> list[SentPromptRow]:
+    """The prompt of every call's ``prompt_digest``, once per digest, from the ledger's object
+    store (where each was written before its intent); a ledger from before prompts were stored
+    falls back to the rendered step-1 prompts, and a digest found in neither has no row."""
+    by_digest = {sha256_hex(text): text for text in rendered}
+    rows = []
+    for digest in sorted({r.prompt_digest for r in records if r.prompt_digest}):
+        stored = ledger.objects / digest
+        text = stored.read_bytes().decode("utf-8") if stored.is_file() else by_digest.get(digest)
+        if text is not None:
+            rows.append(SentPromptRow(run=run_id, prompt_digest=digest, prompt=text))
+    return rows
 
 
 def received(admitted: Admitted) -> list[CallRecord]:

@@ -65,7 +65,7 @@ def _structure_failures(scenario: Scenario, version: int) -> list[KnownAnswerFai
 def _step_problem(
     renderer: ChainRenderer, scenario: Scenario, cell: _Cell, answer: str, step: int
 ) -> str | None:
-    prompt = renderer(cell, step, [fenced(answer)] * (step - 1))  # type: ignore[arg-type]
+    prompt = renderer(cell, step, [fenced(answer)] * (step - 1))
     if prompt is None:
         return "the execute stage could not render this step"
     missing = [step_name(k) for k in range(1, step) if f"def {step_name(k)}(" not in prompt]

@@ -12,7 +12,7 @@ from typing import Any
 
 import duckdb
 
-from assay.adjudication import Adjudication, as_rows, resolve, unknown_runs
+from assay.adjudication import Adjudication, as_rows, resolve, unknown_ids, unknown_runs
 from assay.report.primary import rows_of
 from assay.report.verdict_sets import comparisons
 
@@ -61,7 +61,8 @@ def build_adjudicated(
                 for t in without
             ],
         }
-    stray = unknown_runs(entries, runs)
+    named = [(r["run"], r["cell_id"], r["step"]) for r in rows]
+    stray = unknown_runs(entries, runs) + unknown_ids(entries, named)
     for report in result.values():
         report["entries_for_undeclared_runs"] = stray
     return result

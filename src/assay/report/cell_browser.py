@@ -147,6 +147,7 @@ def cell_records(
                 "evaluator_version": row["evaluator_version"],
                 "correctness_reason": row["correctness_reason"],
                 "prompt": row["prompt"],
+                "prompt_digest": row["prompt_digest"],
                 "response": row["response"],
                 "candidate": row["candidate"],
                 "explanation": explanation(row),
@@ -239,5 +240,6 @@ def render_text(record: dict[str, Any], *, prompt: bool = True) -> str:
     parts += _block("Candidate (extracted)", r["candidate"], numbered=True)
     parts += _block("Raw response", r["response"])
     if prompt:
-        parts += _block("Prompt", r["prompt"])
+        sent = f" sent (sha256 {r['prompt_digest']})" if r["prompt_digest"] else ""
+        parts += _block("Prompt" + sent, r["prompt"])
     return "\n".join(parts)

@@ -6,6 +6,7 @@ The Parquet views are registered from :data:`assay.evidence.TABLES` (one per dec
 from each plan and its authorization). The derived views follow: ``outcomes``, ``arm_medians``
 and ``pairs`` (abstraction), ``correctness_outcomes``, ``correctness_arm_medians`` and
 ``correctness_pairs`` (correctness), ``metric_changes`` (metrics with verdict and family), and
+``sent_prompts`` (the prompt each call was sent, chain steps included),
 ``cell_details`` (one row per call: prompt, response, candidate, verdict with its explanation,
 correctness cases; what the cell browser and ``assay show`` print).
 ``sign_test_p(for, against)`` is the exact two-sided sign test; ``missing_state(reason)`` the
@@ -28,7 +29,7 @@ from assay.report.kinds import ABSTRACTION, KINDS, ReportKind
 from assay.stats import sign_test_p
 from assay.tables import schema_for
 
-BASE_VIEWS = ("outcomes.sql", "metric_changes.sql", "cell_details.sql")
+BASE_VIEWS = ("outcomes.sql", "metric_changes.sql", "sent_prompts.sql", "cell_details.sql")
 PER_KIND_VIEWS = ("arm_medians.sql", "pairs.sql")
 
 
