@@ -31,6 +31,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from pydantic import ValidationError
 
+from assay.chain_prompts import ChainRenderer
 from assay.digest import sha256_hex
 from assay.evidence import PROMPT_TEXTS, CandidateRow, PromptRow, paths
 from assay.evidence.plan import load_plan
@@ -40,7 +41,6 @@ from assay.export.selection import EVIDENCE_TABLES, SHARED_TABLES, Table
 from assay.extract import VERSIONS, extract_candidate
 from assay.fixtures.scenarios import image_kind
 from assay.ledger_records import LEDGER_RECORDS
-from assay.pipeline.chain import ChainRenderer
 from assay.records import Frozen
 from assay.schemas import first_error
 from assay.structure import verdict_for

@@ -29,13 +29,13 @@ from assay.authorize import (
     check_spendable,
     decide,
 )
+from assay.chain_prompts import ChainRenderer
 from assay.digest import sha256_hex
 from assay.errors import EvidenceError
 from assay.evidence import CallRecord, SentPromptRow
 from assay.execute import FREE_ATTEMPTS, Executor, call_key, record_for, retryable
 from assay.ledger import Ledger, LedgerState
 from assay.params import Params
-from assay.pipeline.chain import ChainRenderer
 from assay.pipeline.plan import make_plan
 from assay.plan import Plan
 from assay.progress import progress
