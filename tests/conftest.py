@@ -159,6 +159,23 @@ def study(tmp_path_factory: pytest.TempPathFactory):
     return run_study(tmp_path_factory.mktemp("study"))
 
 
+@pytest.fixture(scope="session")
+def v1_run(tmp_path_factory: pytest.TempPathFactory):
+    """``sim-follower-v1`` alone on the whole of v1, run once per session through real `dvc
+    repro` (tests/study.py: ``run_v1``): read it, never change it; copy it to change it."""
+    from tests.study import run_v1
+
+    return run_v1(tmp_path_factory.mktemp("v1"))
+
+
+@pytest.fixture
+def v1_copy(v1_run, tmp_path: Path) -> Repo:
+    """A copy of the v1 run's repository (outputs and DVC cache included) to change."""
+    from tests.study import copy_of
+
+    return copy_of(v1_run, tmp_path / "repo")
+
+
 @pytest.fixture
 def study_copy(study, tmp_path: Path) -> Repo:
     """A copy of the studied repository (outputs and DVC cache included) to change."""

@@ -41,9 +41,8 @@ def _ran(output, stage):
     return any(name.startswith(stage) for name in stages_ran(output))
 
 
-def test_repro_runs_end_to_end_then_skips_then_rescores_without_executing(repo):
-    _only_runs(repo, "sim-follower-v1")
-    first = repo.dvc("repro").stdout
+def test_repro_runs_end_to_end_then_skips_then_rescores_without_executing(v1_run, v1_copy):
+    first, repo = v1_run.output, v1_copy
     for stage in (
         "image",
         "selftest@v1",
@@ -198,9 +197,8 @@ def test_unauthorized_paid_run_spends_nothing_and_mismatch_fails(repo):
     )
 
 
-def test_experiment_with_changed_follow_rate_is_compared_by_exp_show(repo):
-    _only_runs(repo, "sim-follower-v1")
-    repo.dvc("repro")
+def test_experiment_with_changed_follow_rate_is_compared_by_exp_show(v1_copy):
+    repo = v1_copy
     repo.git("add", "-A")
     repo.git("-c", "user.email=t@assay.invalid", "-c", "user.name=t", "commit", "-qm", "baseline")
     repo.dvc("exp", "run", "-n", "always-follow", "-S", "models.sim-follower.follow_rate=1.0")

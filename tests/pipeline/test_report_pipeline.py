@@ -13,9 +13,9 @@ import pytest
 import yaml
 
 from assay.pipeline.report import OUTPUTS
-from tests.conftest import ROOT, Repo, make_repo
+from tests.conftest import ROOT, Repo
 from tests.report.browser import open_page
-from tests.study import Study
+from tests.study import Study, copy_of
 
 pytestmark = [pytest.mark.dvc, pytest.mark.docker, pytest.mark.browser]
 
@@ -36,15 +36,9 @@ def studied(study: Study) -> tuple[Repo, str]:
 
 
 @pytest.fixture(scope="module")
-def v1_study(tmp_path_factory: pytest.TempPathFactory) -> tuple[Repo, str]:
-    """One run on v1 alone, for the experiment below (it re-runs what the change touches)."""
-    repo = make_repo(tmp_path_factory.mktemp("v1") / "repo")
-    params = yaml.safe_load(repo.read("params.yaml"))
-    params["runs"] = {RUN: params["runs"][RUN]}
-    params["scenarios"] = ["v1"]
-    repo.write("params.yaml", yaml.safe_dump(params, sort_keys=False))
-    done = repo.dvc("repro")
-    return repo, done.stdout + done.stderr
+def v1_study(v1_run: Study, tmp_path_factory: pytest.TempPathFactory) -> tuple[Repo, str]:
+    """A copy of the shared v1 run (tests/study.py: ``run_v1``), for the experiments below."""
+    return copy_of(v1_run, tmp_path_factory.mktemp("v1") / "repo"), v1_run.output
 
 
 def test_each_long_stage_logs_throttled_progress(studied: tuple[Repo, str]) -> None:
