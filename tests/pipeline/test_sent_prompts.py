@@ -16,6 +16,7 @@ import yaml
 
 from assay.digest import sha256_hex
 from assay.export.verify import verify_bundle
+from tests.conftest import stages_ran
 from tests.export.test_export_bundles import _reseal, _rewrite
 from tests.study import Study
 
@@ -136,3 +137,26 @@ def test_adjudication_is_blind(study: Study, tmp_path: Path) -> None:
     after = _assay(study, "adjudicate", "--file", str(decisions)).stdout
     line = next(line for line in after.splitlines() if ids[0] in line)
     assert "(arm " in line and "adjudicated reused" in line
+
+
+def test_a_decision_by_id_reaches_the_report_through_dvc_repro(study_copy) -> None:
+    """Decided blind (by id, in the repository's adjudications.yaml), the next `dvc repro`
+    re-runs the report alone, and the decided cell's run reports it beside the preregistered
+    result."""
+    repo = study_copy
+
+    def assay(*args: str) -> str:
+        return repo.run("python", "-m", "assay.cli", "adjudicate", *args).stdout
+
+    blind = assay().splitlines()[1].split(":")[0].strip()
+    assay(blind, "--verdict", "duplicated", "--rationale", "the helper call is dead code",
+          "--by", "A. Person")  # fmt: skip
+    decided = next(line for line in assay().splitlines() if blind in line)
+    run = decided.split("A. Person: ")[1].split()[0]
+    again = repo.dvc("repro", timeout=1800).stdout
+    assert {"report", "export"} >= {s.split("@")[0] for s in stages_ran(again)}, again
+    assert "report" in stages_ran(again)
+    primary = repo.read(f"data/report/runs/{run}/abstraction.md")
+    section = primary.split("## With human adjudication of ambiguous cells")[1]
+    assert "1 are adjudicated in `adjudications.yaml`" in section, section
+    assert "the helper call is dead code" in section
