@@ -86,6 +86,29 @@ def cells_href(**filters: Any) -> str:
     return "#cells?" + urlencode(query, safe=",/")
 
 
+def _linked_codebase_table(
+    codebase_sets: dict[str, Any],
+) -> list[tuple[str, list[tuple[str, str | None]]]]:
+    """The codebase sets' rows, each cell with the link to the step-1 cells it counts (none
+    where the model has no run of that variant)."""
+    runs = [
+        [[run["run"] for run in row["runs"].get(model, [])] for model in codebase_sets["models"]]
+        for row in codebase_sets["rows"]
+    ]
+    return [
+        (
+            variant,
+            [
+                (text, cells_href(run=ids, step=1) if ids else None)
+                for text, ids in zip(cells, ids_per_model, strict=True)
+            ],
+        )
+        for (variant, cells), ids_per_model in zip(
+            table_rows(codebase_sets, run_label="{}"), runs, strict=True
+        )
+    ]
+
+
 def _number(value: Any) -> str:
     if value is None:
         return "—"
@@ -279,7 +302,7 @@ def page_context(
         "scenarios": [s for s in scenarios if not s["codebase"]],
         "codebase_scenarios": [s for s in scenarios if s["codebase"]],
         "codebase_sets": codebase_sets,
-        "codebase_table": table_rows(codebase_sets, run_label="{}"),
+        "codebase_table": _linked_codebase_table(codebase_sets),
         "costs": costs,
         "cost_by_verdict": pivot(costs["by_verdict"], ("metric",)),
         "cost_labels": labels,
