@@ -72,6 +72,25 @@ def test_charts_render_and_cell_browser_works_offline(tmp_path: Path) -> None:
         assert browser.console_errors == []
 
 
+def test_a_large_study_draws_the_first_500_cells_and_the_rest_on_demand(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    write_dose_evidence(data, subjects=100)  # 2 runs x 100 subjects x 3 arms: 600 cells
+    write_all(data, data / "report", tmp_path / "reports", None)
+    with open_page(data / "report" / "index.html") as browser:
+        p = browser.page
+        rows = p.locator("#cell-table tbody tr")
+        assert rows.count() == 500
+        assert p.inner_text("#cell-count") == "600 of 600 cells (the first 500 shown)"
+        p.click("#cell-more")
+        assert rows.count() == 600 and p.inner_text("#cell-count") == "600 of 600 cells"
+        assert not p.is_visible("#cell-more")
+        p.fill("#filter-text", "mess-10")  # a new filter: 200 cells, all drawn
+        assert rows.count() == 200 and not p.is_visible("#cell-more")
+        p.fill("#filter-text", "")
+        assert rows.count() == 500 and p.is_visible("#cell-more")
+        assert browser.console_errors == []
+
+
 def test_assay_show_prints_one_cell_with_its_explanation(tmp_path: Path, capsys) -> None:
     from assay.cli import main
 

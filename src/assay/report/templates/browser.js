@@ -10,7 +10,10 @@
   // what a link's filter names (#cells?run=a,b&outcome=not-run) and the cell field it matches
   const LINK_FILTERS = { run: "run", subject: "subject", arm: "arm", step: "step", status: "status",
     outcome: "outcome", correctness: "correctness_outcome" };
-  const state = { sortKey: null, sortDir: 1, linked: {} };
+  // rows drawn at once: building every row of a 10,000-cell study at load took 1.3 s more than
+  // the rest of the page (benchmarks/rehearsal_scale.py); "show all" draws the rest
+  const PAGE_ROWS = 500;
+  const state = { sortKey: null, sortDir: 1, linked: {}, limit: PAGE_ROWS };
 
   function el(tag, attrs, children) {
     const node = document.createElement(tag);
@@ -72,11 +75,17 @@
     return rows;
   }
 
+  // a new filter, sort or link: the first PAGE_ROWS matching cells
   function renderTable() {
+    state.limit = PAGE_ROWS;
+    drawRows();
+  }
+
+  function drawRows() {
     const body = document.querySelector("#cell-table tbody");
     const rows = visibleCells();
     const fragment = document.createDocumentFragment();
-    for (const cell of rows) {
+    for (const cell of rows.slice(0, state.limit)) {
       const tr = el("tr", { "data-cell": cellKey(cell) });
       for (const key of COLUMNS) {
         const value = key === "cost_usd" && cell[key] !== null ? cell[key].toFixed(6) : text(cell[key]);
@@ -87,7 +96,12 @@
       fragment.appendChild(tr);
     }
     body.replaceChildren(fragment);
-    document.getElementById("cell-count").textContent = rows.length + " of " + cells.length + " cells";
+    const hidden = Math.max(0, rows.length - state.limit);
+    document.getElementById("cell-count").textContent = rows.length + " of " + cells.length + " cells" +
+      (hidden ? " (the first " + state.limit + " shown)" : "");
+    const more = document.getElementById("cell-more");
+    more.hidden = hidden === 0;
+    more.textContent = "show all " + rows.length + " (" + hidden + " more)";
     const linked = Object.entries(state.linked);
     const shown = document.getElementById("linked-filter");
     shown.hidden = linked.length === 0;
@@ -252,6 +266,7 @@
   fillSelect("filter-correctness", "correctness_outcome");
   document.getElementById("linked-filter-clear").addEventListener("click", () => { state.linked = {}; history.replaceState(null, "", "#cells"); renderTable(); });
   document.getElementById("filter-run").addEventListener("change", renderTable);
+  document.getElementById("cell-more").addEventListener("click", () => { state.limit = Infinity; drawRows(); });
   document.getElementById("filter-text").addEventListener("input", renderTable);
   for (const th of document.querySelectorAll("#cell-table th")) th.addEventListener("click", () => sortBy(th));
   renderTable();
