@@ -1,11 +1,14 @@
 """A rehearsal of three paid models: serial against parallel runs, side by side in one process.
 
     uv run python benchmarks/rehearsal.py [--median 0.15] [--sigma 0.5] [--faults 0.01]
+                                          [--scenarios v1 ...] [--repeats 2]
 
 A copy of the working tree (tracked and unignored files, as the tests' ``repo`` fixture makes
-it) keeps only the v1 scenario and three paid runs of 48 calls each, every run's profile at its
-own OpenRouter-compatible server on 127.0.0.1 (the tests' raw-socket server,
-tests/providers/provider_server.py), all three with the same key. Each chat answer takes a
+it) keeps only the scenarios named (default v1) and three paid models, one run per model and
+scenario (v1 at 2 repeats: 48 calls a run; every set of the default study, ``--scenarios all``,
+is the seed's full study, about 950 calls a model), every run's profile at its own
+OpenRouter-compatible server on 127.0.0.1 (the tests' raw-socket server,
+tests/providers/provider_server.py), all with the same key. Each chat answer takes a
 log-normal time (median ``--median`` s, ``--sigma``), and a call fails with a 429 or a 503 with
 probability ``--faults``; both are drawn from a seed per (run, request number), so the serial
 and the parallel pass see the same latencies and faults (a paid run halts at its first fault, as
@@ -42,7 +45,10 @@ from provider_server import LocalServer, Reply, Seen  # the tests' loopback serv
 
 BIN = Path(sys.executable).parent
 CASES = ROOT / "tests" / "providers" / "cases"
-RUNS = ("rehearse-a", "rehearse-b", "rehearse-c")
+MODELS = ("rehearse-a", "rehearse-b", "rehearse-c")
+RUNS: list[str] = []
+"""Every run of the rehearsal, a model's runs in a row: set by ``main`` from ``--scenarios``."""
+SCENARIO_OF: dict[str, str] = {}
 API = "/api/v1"
 
 
@@ -90,7 +96,8 @@ class Model:
         routes[f"{API}/models/anthropic/claude-3-haiku/endpoints"] = Reply(
             body=json.dumps(listing).encode()
         )
-        key = {"data": {"label": "sk-or-v1-reh...sal", "limit": 20, "limit_remaining": 20}}
+        credit = 100_000  # covers the ceilings of every run about to begin on the one key
+        key = {"data": {"label": "sk-or-v1-reh...sal", "limit": credit, "limit_remaining": credit}}
         routes[f"{API}/key"] = Reply(body=json.dumps(key).encode())
         self.numbers = itertools.count(1)
         lock = threading.Lock()
@@ -118,18 +125,20 @@ class Model:
         self.server.requests.clear()
 
 
-def prepare(target: Path, models: dict[str, Model]) -> None:
+def prepare(target: Path, models: dict[str, Model], repeats: int) -> None:
     copy_tree(target)
     params = yaml.safe_load((target / "params.yaml").read_text(encoding="utf-8"))
     profile = yaml.safe_load((CASES / "pipeline.yaml").read_text(encoding="utf-8"))["profile"]
     profile.pop("base_path")
-    params["scenarios"] = ["v1"]
+    params["scenarios"] = sorted(set(SCENARIO_OF.values()))
+    # a ceiling of 0.03 USD a call and plenty of calls: the rehearsal times sending, not budgets
     params["models"] = {
-        f"{run}-model": {**profile, "ceiling_usd": 2.88, "base_url": models[run].server.url + API}
+        f"{run}-model": {**profile, "ceiling_usd": 60.0, "base_url": models[run].server.url + API}
         for run in RUNS
     }
     params["runs"] = {
-        run: {"model": f"{run}-model", "scenario": "v1", "repeats": 2} for run in RUNS
+        run: {"model": f"{run}-model", "scenario": SCENARIO_OF[run], "repeats": repeats}
+        for run in RUNS
     }
     (target / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False), "utf-8")
     _run(target, str(BIN / "dvc"), "repro",
@@ -171,12 +180,27 @@ def main() -> None:
     parser.add_argument("--median", type=float, default=0.15, help="median latency, seconds")
     parser.add_argument("--sigma", type=float, default=0.5, help="log-normal sigma")
     parser.add_argument("--faults", type=float, default=0.01, help="429/503 rate per call")
+    parser.add_argument(
+        "--scenarios",
+        nargs="+",
+        default=["v1"],
+        help="the scenarios each model runs ('all': the default study's)",
+    )
+    parser.add_argument("--repeats", type=int, default=2, help="repeats of every run")
     args = parser.parse_args()
+    scenarios = args.scenarios
+    if scenarios == ["all"]:
+        scenarios = yaml.safe_load((ROOT / "params.yaml").read_text(encoding="utf-8"))["scenarios"]
+    for name in MODELS:
+        for scenario in scenarios:
+            run = name if len(scenarios) == 1 else f"{name}-{scenario}"
+            RUNS.append(run)
+            SCENARIO_OF[run] = scenario
     models = {run: Model(run, args.median, args.sigma, args.faults) for run in RUNS}
     work = Path(tempfile.mkdtemp(prefix="assay-rehearsal-"))
     try:
         prepared = work / "prepared"
-        prepare(prepared, models)
+        prepare(prepared, models, args.repeats)
         results = {cap: rehearse(prepared, work / f"cap{cap}", cap, models) for cap in (1, 3)}
         print(f"latency: log-normal, median {args.median} s, sigma {args.sigma}; "
               f"faults {args.faults:.0%} of calls (429/503, seeded)")  # fmt: skip
@@ -186,6 +210,8 @@ def main() -> None:
                   f"{result['sending']:.1f} s, {result['requests']} requests, "
                   f"{result['statuses']}; per run {spans}")  # fmt: skip
         serial, parallel = results[1], results[3]
+        print(f"{len(RUNS)} runs ({len(MODELS)} models x {', '.join(scenarios)}), "
+              f"{args.repeats} repeats")  # fmt: skip
         print(f"serial sum of the runs' sending spans: {sum(serial['spans'].values()):.1f} s")
         print(f"parallel / serial: dvc repro {parallel['wall'] / serial['wall']:.2f}x, "
               f"sending {parallel['sending'] / serial['sending']:.2f}x")  # fmt: skip
