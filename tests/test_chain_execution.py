@@ -25,9 +25,11 @@ class Recording(SimulatedProvider):
         return super().complete(request)
 
 
-def test_chain_runs_five_steps_and_later_steps_see_earlier_outputs(tmp_path):
+def _chain_plan(subjects: int):
+    """The chain scenario's first ``subjects`` subjects planned for the simulated duplicator:
+    the scenario, its prompt rows and prompts by (subject, arm), the profile and the plan."""
     scenario = load_scenario("chain", ROOT / "fixtures")
-    scenario = scenario.model_copy(update={"subjects": scenario.subjects[:2]})
+    scenario = scenario.model_copy(update={"subjects": scenario.subjects[:subjects]})
     rows = {(r.subject, r.arm): r for r in prompt_rows(scenario)}
     prompts = {key: row.prompt for key, row in rows.items()}
     profile = ModelProfile(provider="simulated", model="sim", behaviour="duplicator")
@@ -35,6 +37,11 @@ def test_chain_runs_five_steps_and_later_steps_see_earlier_outputs(tmp_path):
                       scenario=scenario, fixture_sources="0" * 64,
                       prompts=request_sizes(prompts, lambda p: len(p.encode())), analysis=AnalysisPlan(),
                       tools={})  # fmt: skip
+    return scenario, rows, prompts, profile, plan
+
+
+def test_chain_runs_five_steps_and_later_steps_see_earlier_outputs(tmp_path):
+    scenario, rows, prompts, profile, plan = _chain_plan(subjects=2)
     assert plan.schedule == "subject-rotated-v1" and plan.budget.requests == 2 * 3 * 5
     provider = Recording(profile, answer_book(scenario.subjects))
     ledger = Ledger.open(tmp_path, plan.run, plan.hash, paid=False)
@@ -68,15 +75,7 @@ def test_every_step_s_prompt_is_stored_under_its_digest_before_its_intent(tmp_pa
     from assay.digest import sha256_hex
     from assay.pipeline.execute import sent_prompt_rows
 
-    scenario = load_scenario("chain", ROOT / "fixtures")
-    scenario = scenario.model_copy(update={"subjects": scenario.subjects[:1]})
-    rows = {(r.subject, r.arm): r for r in prompt_rows(scenario)}
-    prompts = {key: row.prompt for key, row in rows.items()}
-    profile = ModelProfile(provider="simulated", model="sim", behaviour="duplicator")
-    plan = build_plan(run_id="chain", run=RunSpec(model="sim", scenario="chain", repeats=1), profile=profile,
-                      scenario=scenario, fixture_sources="0" * 64,
-                      prompts=request_sizes(prompts, lambda p: len(p.encode())), analysis=AnalysisPlan(),
-                      tools={})  # fmt: skip
+    scenario, rows, prompts, profile, plan = _chain_plan(subjects=1)
     provider = Recording(profile, answer_book(scenario.subjects))
 
     class Checked(Ledger):
