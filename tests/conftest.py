@@ -3,6 +3,8 @@ in its own git repo, for end-to-end DVC runs (tests/pipeline, tests/providers).
 ``second_engine``: a private dockerd, for tests that need an engine without some image.
 Markers by what a test uses (dvc, docker, browser, cluster, process): tests/uses.py."""
 
+from __future__ import annotations
+
 import os
 import re
 import shutil
@@ -10,11 +12,16 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from tests import uses as resources
+from tests import workers
 from tests.private_engine import private_engine
+
+if TYPE_CHECKING:
+    from xdist.workermanage import WorkerController
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -29,8 +36,10 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", f"{alias}: the older name of `{mark}`")
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark each test by what its fixtures use, and older markers by their current name."""
+    """Mark each test by what its fixtures use, and older markers by their current name; then
+    group and order the tests for the workers (tests/workers.py)."""
     for item in items:
         names = set(getattr(item, "fixturenames", ()))
         marks = {mark for fixture, mark in resources.FIXTURES.items() if fixture in names}
@@ -40,6 +49,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         for mark in sorted(marks):
             if item.get_closest_marker(mark) is None:
                 item.add_marker(mark)
+    workers.assign(items)
+
+
+def pytest_xdist_node_collection_finished(node: WorkerController, ids: list[str]) -> None:
+    """On the controller, for each worker's collection (scripts/test runs pytest-xdist)."""
+    workers.check_grouped(node.config, ids)
 
 
 @pytest.hookimpl(wrapper=True)

@@ -99,8 +99,11 @@ V1_RUN = "sim-follower-v1"
 def run_v1(target: Path) -> Study:
     """The default params.yaml with only ``sim-follower-v1``: v1's twelve subjects at the run's
     repeats (the shared study's two subjects are too few where a test needs the seed's paired
-    test or a headline number to move), committed, through one real ``dvc repro``."""
+    test or a headline number to move), committed, through one real ``dvc repro``, with the
+    checkout's jscpd (so a run elsewhere can be compared with it figure for figure)."""
     repo = make_repo(target / "repo")
+    # jscpd as installed for this checkout (scripts/setup), so the duplication metrics are measured
+    (repo.path / "tools" / "node_modules").symlink_to(ROOT / "tools" / "node_modules")
     params = yaml.safe_load(repo.read("params.yaml"))
     params["runs"] = {V1_RUN: params["runs"][V1_RUN]}
     params["scenarios"] = ["v1"]

@@ -271,10 +271,11 @@ def test_export_refuses_records_that_break_their_schema(pipeline, tmp_path):
     assert not (tmp_path / "out").exists()
 
 
-def test_changing_the_extraction_version_re_extracts_without_executing(study_copy):
-    """Through real `dvc repro` in a moved copy of the repository: extract and what reads
-    candidates re-run, execute never; the report and the bundles say which rules were used."""
-    repo = study_copy
+def test_changing_the_extraction_version_re_extracts_without_executing(v1_copy):
+    """Through real `dvc repro` in a moved copy of a repository (the whole v1 run: one run to
+    re-extract, not the study's 27): extract and what reads candidates re-run, execute never; the
+    report and the bundles say which rules were used."""
+    repo = v1_copy
     intents = (repo.path / "ledger").rglob("ledger.jsonl")
     before = sum(p.read_text().count('"type":"intent"') for p in intents)
     params = yaml.safe_load(repo.read("params.yaml"))

@@ -126,7 +126,7 @@ def prepared(tmp_path_factory: pytest.TempPathFactory, servers: dict[str, Timed]
 
 
 @pytest.fixture
-def study(prepared: Repo, servers: dict[str, Timed], tmp_path: Path) -> Repo:
+def paid_runs(prepared: Repo, servers: dict[str, Timed], tmp_path: Path) -> Repo:
     for timed in servers.values():
         timed.reset()
     target = tmp_path / "repo"
@@ -181,15 +181,15 @@ def assert_sequential_in_plan_order(repo: Repo, run: str, timed: Timed) -> None:
 
 
 def test_paid_runs_send_at_the_same_time_each_in_plan_order(
-    study: Repo, servers: dict[str, Timed]
+    paid_runs: Repo, servers: dict[str, Timed]
 ) -> None:
-    authorize(study)
-    repro = study.dvc("repro")
+    authorize(paid_runs)
+    repro = paid_runs.dvc("repro")
     assert {"send", *(f"execute@{run}" for run in RUNS)} <= stages_ran(repro.stdout)
     for run, timed in servers.items():
         assert timed.sent == REQUESTS
-        assert_sequential_in_plan_order(study, run, timed)
-        assert statuses(study, run) == ["completed"] * REQUESTS
+        assert_sequential_in_plan_order(paid_runs, run, timed)
+        assert statuses(paid_runs, run) == ["completed"] * REQUESTS
     spans = {run: (t.calls[0][1], t.calls[-1][2]) for run, t in servers.items()}
     for (a, (a_start, a_end)), (b, (b_start, b_end)) in itertools.combinations(spans.items(), 2):
         assert a_start < b_end and b_start < a_end, f"{a} and {b} did not overlap"
@@ -198,52 +198,54 @@ def test_paid_runs_send_at_the_same_time_each_in_plan_order(
     assert sending < 0.6 * len(RUNS) * REQUESTS * DELAY, "no faster than one run after another"
 
     seen = sum(t.sent for t in servers.values())
-    forced = study.dvc("repro", "--force", "--single-item", "send")
+    forced = paid_runs.dvc("repro", "--force", "--single-item", "send")
     assert "send" in stages_ran(forced.stdout)
     assert sum(t.sent for t in servers.values()) == seen, "a re-run sent a request"
     for run in RUNS:
-        assert statuses(study, run) == ["completed"] * REQUESTS
+        assert statuses(paid_runs, run) == ["completed"] * REQUESTS
 
 
 def test_parallel_runs_per_key_caps_the_runs_in_flight(
-    study: Repo, servers: dict[str, Timed]
+    paid_runs: Repo, servers: dict[str, Timed]
 ) -> None:
-    edit_params(study, lambda p: p["sending"].update(parallel_runs_per_key=2))
-    authorize(study)
-    send_all(study)
+    edit_params(paid_runs, lambda p: p["sending"].update(parallel_runs_per_key=2))
+    authorize(paid_runs)
+    send_all(paid_runs)
     assert most_in_flight(servers) == 2
     for run, timed in servers.items():
-        assert_sequential_in_plan_order(study, run, timed)
-        assert statuses(study, run) == ["completed"] * REQUESTS
+        assert_sequential_in_plan_order(paid_runs, run, timed)
+        assert statuses(paid_runs, run) == ["completed"] * REQUESTS
     # the third run started only once one of the first two had finished
     ends = sorted(t.calls[-1][2] for t in servers.values())
     assert servers["par-c"].calls[0][1] >= min(ends[:2])
 
 
-def test_a_halt_or_a_ceiling_stops_only_its_own_run(study: Repo, servers: dict[str, Timed]) -> None:
+def test_a_halt_or_a_ceiling_stops_only_its_own_run(
+    paid_runs: Repo, servers: dict[str, Timed]
+) -> None:
     servers["par-a"].fail_at = 3  # a 429: halts par-a
-    edit_params(study, lambda p: p["models"]["par-c-model"].update(ceiling_usd=0.30))
-    study.dvc("repro", address("plan", "par-c"))
-    authorize(study, "par-a", "par-b")
-    authorize(study, "par-c", partial=True)
-    send_all(study)
+    edit_params(paid_runs, lambda p: p["models"]["par-c-model"].update(ceiling_usd=0.30))
+    paid_runs.dvc("repro", address("plan", "par-c"))
+    authorize(paid_runs, "par-a", "par-b")
+    authorize(paid_runs, "par-c", partial=True)
+    send_all(paid_runs)
     assert servers["par-a"].sent == 3
-    assert Counter(statuses(study, "par-a")) == {"completed": 2, "provider-error": 1,
+    assert Counter(statuses(paid_runs, "par-a")) == {"completed": 2, "provider-error": 1,
                                                  "budget-halted": 5}  # fmt: skip
     assert servers["par-b"].sent == REQUESTS
-    assert statuses(study, "par-b") == ["completed"] * REQUESTS
+    assert statuses(paid_runs, "par-b") == ["completed"] * REQUESTS
     assert servers["par-c"].sent == 5, "the ceiling admits 5 of 8"
-    assert Counter(statuses(study, "par-c")) == {"completed": 5, "budget-halted": 3}
+    assert Counter(statuses(paid_runs, "par-c")) == {"completed": 5, "budget-halted": 3}
     assert most_in_flight(servers) == len(RUNS)
 
 
 def test_kill_mid_flight_then_rerun_sends_nothing_twice(
-    study: Repo, servers: dict[str, Timed]
+    paid_runs: Repo, servers: dict[str, Timed]
 ) -> None:
     for timed in servers.values():
         timed.hold_at = 3  # each run's third request waits until the kill
-    authorize(study)
-    process = study.dvc_process("repro", *(address("execute", run) for run in RUNS))
+    authorize(paid_runs)
+    process = paid_runs.dvc_process("repro", *(address("execute", run) for run in RUNS))
     try:
         for timed in servers.values():
             assert timed.held.wait(300), process.communicate(timeout=60)[0]
@@ -258,11 +260,11 @@ def test_kill_mid_flight_then_rerun_sends_nothing_twice(
     seen = {run: timed.sent for run, timed in servers.items()}
     assert seen == dict.fromkeys(RUNS, 3), "three runs in flight at the kill"
 
-    after = send_all(study)
+    after = send_all(paid_runs)
     assert "send" in stages_ran(after.stdout)
     assert {run: timed.sent for run, timed in servers.items()} == seen, "a request went twice"
     for run in RUNS:
-        rows = cells(study, run)
+        rows = cells(paid_runs, run)
         assert [row["status"] for row in rows] == ["completed"] * 2 + ["interrupted"] + [
             "not-run"
         ] * (REQUESTS - 3)
@@ -270,36 +272,36 @@ def test_kill_mid_flight_then_rerun_sends_nothing_twice(
         assert {row["generation_id"] for row in rows[:2]} == {"gen-1", "gen-2"}
         ledger = [
             json.loads(line)
-            for path in (study.path / "ledger" / run).rglob("ledger.jsonl")
+            for path in (paid_runs.path / "ledger" / run).rglob("ledger.jsonl")
             for line in path.read_text().splitlines()
         ]
         kinds = Counter(record["type"] for record in ledger)
         assert (kinds["intent"], kinds["outcome"]) == (3, 2)
-    again = send_all(study)
+    again = send_all(paid_runs)
     assert {run: timed.sent for run, timed in servers.items()} == seen
     assert "send" not in stages_ran(again.stdout)
 
 
 def test_a_keys_credit_must_cover_every_run_about_to_begin(
-    study: Repo, servers: dict[str, Timed]
+    paid_runs: Repo, servers: dict[str, Timed]
 ) -> None:
     """$1.00 left on the key covers one run's $0.48 ceiling, not three runs' $1.44."""
     left = {"data": {"label": "sk-or-v1-abc...xyz", "limit": 5, "limit_remaining": 1.0}}
     for timed in servers.values():
         timed.server.routes["/api/v1/key"] = Reply(body=json.dumps(left).encode())
-    authorize(study)
-    refused = send_all(study, check=False)
+    authorize(paid_runs)
+    refused = send_all(paid_runs, check=False)
     assert refused.returncode != 0
     assert refused.stderr.count("less than the ceiling $1.44") == len(RUNS), refused.stderr
     assert "the ceilings of the 3 runs of this key about to begin" in refused.stderr
     assert sum(timed.sent for timed in servers.values()) == 0
-    assert not (study.path / "data" / "execute" / RUNS[0] / "cells.parquet").exists()
+    assert not (paid_runs.path / "data" / "execute" / RUNS[0] / "cells.parquet").exists()
 
-    edit_params(study, lambda p: p["runs"]["par-c"].update(allow_paid=False, authorization=None,
+    edit_params(paid_runs, lambda p: p["runs"]["par-c"].update(allow_paid=False, authorization=None,
                                                            plan_ref=None))  # fmt: skip
-    edit_params(study, lambda p: p["runs"]["par-b"].update(allow_paid=False, authorization=None,
+    edit_params(paid_runs, lambda p: p["runs"]["par-b"].update(allow_paid=False, authorization=None,
                                                            plan_ref=None))  # fmt: skip
-    send_all(study)
+    send_all(paid_runs)
     assert servers["par-a"].sent == REQUESTS
-    assert statuses(study, "par-a") == ["completed"] * REQUESTS
-    assert set(statuses(study, "par-b")) == {"not-run"}
+    assert statuses(paid_runs, "par-a") == ["completed"] * REQUESTS
+    assert set(statuses(paid_runs, "par-b")) == {"not-run"}

@@ -32,7 +32,7 @@ STATES_OF_MIXED_FATE = {"excluded", "halted", "no-candidate"}
 
 
 @pytest.fixture(scope="module")
-def study(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def reported(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("missing")
     data = root / "data"
     write_dose_evidence(data)
@@ -50,17 +50,18 @@ def test_every_reason_for_missing_evidence_has_one_missing_state() -> None:
         missing_state("made-up")
 
 
-def test_a_run_without_a_scored_cell_has_null_rates_and_no_p(study: Path) -> None:
-    metrics = json.loads((study / "reports" / "metrics.json").read_text())
+@pytest.mark.process  # the report reads its provenance from git
+def test_a_run_without_a_scored_cell_has_null_rates_and_no_p(reported: Path) -> None:
+    metrics = json.loads((reported / "reports" / "metrics.json").read_text())
     waiting = metrics["paid-wait"]
     assert waiting["awaiting"] == 1
     for key in ("reuse_ref", "reuse_min", "reuse_max", "correct_ref", "p_min", "sig_arms"):
         assert waiting[key] is None, key
     # mixed-fate: mess-10 was excluded by the plan, so only mess-03 has a rate (1 of 1 scored)
     assert (metrics["mixed-fate"]["reuse_min"], metrics["mixed-fate"]["reuse_max"]) == (1.0, 1.0)
-    report = json.loads((study / "data/report/runs/paid-wait/abstraction.json").read_text())
+    report = json.loads((reported / "data/report/runs/paid-wait/abstraction.json").read_text())
     assert {(t["p_value"], t["significant"]) for t in report["sign_tests"]} == {(None, None)}
-    with (study / "reports/plots/reuse_by_level.csv").open() as handle:
+    with (reported / "reports/plots/reuse_by_level.csv").open() as handle:
         rows = {(r["run"], r["arm"]): r for r in csv.DictReader(handle)}
     assert {
         rows[("paid-wait", arm)]["reuse_rate"] for arm in ("mess-00", "mess-03", "mess-10")
@@ -69,17 +70,18 @@ def test_a_run_without_a_scored_cell_has_null_rates_and_no_p(study: Path) -> Non
     assert rows[("mixed-fate", "mess-03")] | {} == {
         **rows[("mixed-fate", "mess-03")], "reuse_rate": "1.0", "scored": "1", "cells": "4"
     }  # fmt: skip
-    scenario = (study / "data/report/scenarios/dose.md").read_text()
+    scenario = (reported / "data/report/scenarios/dose.md").read_text()
     assert "| mess-00 | 4 / 0 | — (4 not-run) |" in scenario
     assert "| mess-03 | 1 / 0 (2 halted, 1 no-candidate) | — (4 not-run) |" in scenario
     assert "| mess-10 | — (4 excluded) |" in scenario
     assert "— (no complete subject)" in scenario
 
 
-def test_each_missing_state_has_one_name_everywhere(study: Path, capsys) -> None:
+@pytest.mark.process  # the report reads its provenance from git
+def test_each_missing_state_has_one_name_everywhere(reported: Path, capsys) -> None:
     from assay.cli import main
 
-    data = study / "data"
+    data = reported / "data"
     con = connect(data)
     sql = dict(
         con.execute(
@@ -98,7 +100,7 @@ def test_each_missing_state_has_one_name_everywhere(study: Path, capsys) -> None
         assert f"## Verdict: none, {state} (" in capsys.readouterr().out
     assert main(["show", "paid-wait", "s0/mess-00/r1", "--data", str(data), "--no-prompt"]) == 0
     assert "## Verdict: none, not-run (awaiting-authorization)" in capsys.readouterr().out
-    with (study / "reports/plots/verdicts_by_arm.csv").open() as handle:
+    with (reported / "reports/plots/verdicts_by_arm.csv").open() as handle:
         plotted = {r["verdict"] for r in csv.DictReader(handle)}
     assert {"not-run", *STATES_OF_MIXED_FATE} <= plotted <= set(ABSTRACTION.outcomes)
     scenario = (data / "report/scenarios/dose.md").read_text()
@@ -131,8 +133,9 @@ def _legend(page, chart: str) -> list[str]:
 
 
 @pytest.mark.browser
-def test_page_draws_every_cell_with_one_legend_entry_per_state(study: Path) -> None:
-    with open_page(study / "data/report/index.html") as browser:
+@pytest.mark.process  # the report reads its provenance from git
+def test_page_draws_every_cell_with_one_legend_entry_per_state(reported: Path) -> None:
+    with open_page(reported / "data/report/index.html") as browser:
         assert browser.console_errors == []
         verdicts = _legend(browser.page, "verdicts_by_arm")
         assert verdicts == [o for o in ABSTRACTION.outcomes if o in verdicts]  # legend order
