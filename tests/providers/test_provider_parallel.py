@@ -305,3 +305,31 @@ def test_a_keys_credit_must_cover_every_run_about_to_begin(
     assert servers["par-a"].sent == REQUESTS
     assert statuses(paid_runs, "par-a") == ["completed"] * REQUESTS
     assert set(statuses(paid_runs, "par-b")) == {"not-run"}
+
+
+def test_a_fault_in_one_runs_thread_still_leaves_the_others_receipts(
+    paid_runs: Repo, servers: dict[str, Timed], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An error that is not assay's own (a bug) in one run's thread is raised, but only after
+    every other run's receipt is written: their execute stages then need nothing sent again."""
+    from assay.params import load_params
+    from assay.pipeline import send
+    from assay.pipeline.execute import provider_factory
+
+    def factory(plan: Any) -> Callable[[], Any]:
+        if plan.run == "par-b":
+            raise RuntimeError("a bug in par-b's thread")
+        return provider_factory(plan)
+
+    authorize(paid_runs)
+    paid_runs.dvc("repro", *(address("authorize", run) for run in RUNS))
+    monkeypatch.chdir(paid_runs.path)
+    monkeypatch.setenv("OPENROUTER_API_KEY", PLANTED_KEY)
+    with pytest.raises(RuntimeError, match="a bug in par-b's thread"):
+        send.run(load_params(), factory)
+    receipts = {run: (paid_runs.path / "data" / "send" / run / "receipt.json").exists()
+                for run in RUNS}  # fmt: skip
+    assert receipts == {"par-a": True, "par-b": False, "par-c": True}
+    assert {run: timed.sent for run, timed in servers.items()} == {
+        "par-a": REQUESTS, "par-b": 0, "par-c": REQUESTS
+    }  # fmt: skip

@@ -166,12 +166,17 @@ def run(
                 )
                 for entry in members:
                     futures[entry.run] = pool.submit(start, entry)
+    unexpected: Exception | None = None
     for run_id, future in futures.items():
         try:
             by_run[run_id], done[run_id] = future.result()
         except AssayError as exc:
             errors[run_id] = str(exc)
+        except Exception as exc:  # noqa: BLE001 - a fault in one run's thread: re-raised below
+            unexpected = unexpected or exc
     for run_id, executed in done.items():
         if not executed.refused:
             evidence.write_receipt(receipt(by_run[run_id], executed))
+    if unexpected is not None:
+        raise unexpected  # after every other run's receipt is written
     return [Sent(run=r, executed=done.get(r), error=errors.get(r)) for r in params.runs]
