@@ -32,8 +32,6 @@ import numbers
 from collections.abc import Mapping, Sequence
 from typing import Literal
 
-from scipy.stats import binomtest
-
 from assay.records import Frozen
 
 MINIMUM_SUBJECTS = 10
@@ -122,7 +120,13 @@ def sign_test_p(positive: int, negative: int) -> float:
     """The exact two-sided p-value over ``positive`` + ``negative`` non-tied pairs."""
     k = _count(positive, "positive")
     n = k + _count(negative, "negative")
-    return 1.0 if n == 0 else float(binomtest(k, n, p=0.5, alternative="two-sided").pvalue)
+    if n == 0:
+        return 1.0
+    # imported here: scipy.stats takes ~0.8 s to import, and most processes that load this
+    # module (`assay sql`, `assay show`, an export with nothing tested) never compute a p-value
+    from scipy.stats import binomtest
+
+    return float(binomtest(k, n, p=0.5, alternative="two-sided").pvalue)
 
 
 def holm(p_values: Sequence[float | None]) -> list[float | None]:
