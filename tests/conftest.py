@@ -165,6 +165,21 @@ def make_repo(target: Path, *, with_lock: bool = False) -> Repo:
     return copy
 
 
+def _copy_file(source: str, destination: str) -> None:
+    """DVC's cache and the image archives are hard-linked (DVC never writes them in place);
+    everything else is copied, so a test's edits stay in its copy."""
+    if "/.dvc/cache/" in source or source.endswith(".tar"):
+        os.link(source, destination)
+    else:
+        shutil.copy2(source, destination)
+
+
+def copy_repo(source: Repo, target: Path) -> Repo:
+    """A copy of ``source`` (outputs and DVC cache included) that a test may change."""
+    shutil.copytree(source.path, target, symlinks=True, copy_function=_copy_file)
+    return Repo(target)
+
+
 @pytest.fixture(scope="session")
 def study(tmp_path_factory: pytest.TempPathFactory):
     """The default study, run once per session through real `dvc repro` (tests/study.py): read

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +23,7 @@ from typing import Any
 import yaml
 
 from assay.fixtures.scenarios import load_scenario
-from tests.conftest import ROOT, Repo, make_repo
+from tests.conftest import ROOT, Repo, copy_repo, make_repo
 
 AUDIT_SITE = ROOT / "tests" / "audit"
 
@@ -115,16 +114,6 @@ def run_v1(target: Path) -> Study:
     return Study(repo=repo, output=done.stdout + done.stderr, params=params, audit=audit)
 
 
-def _copy(source: str, destination: str) -> None:
-    """DVC's cache and the image archives are hard-linked (DVC never writes them in place);
-    everything else is copied, so a test's edits stay in its copy."""
-    if "/.dvc/cache/" in source or source.endswith(".tar"):
-        os.link(source, destination)
-    else:
-        shutil.copy2(source, destination)
-
-
 def copy_of(study: Study, target: Path) -> Repo:
     """A repository the test may change: the studied one, outputs and DVC cache included."""
-    shutil.copytree(study.repo.path, target, symlinks=True, copy_function=_copy)
-    return Repo(target)
+    return copy_repo(study.repo, target)

@@ -1,65 +1,46 @@
 """The codebase scenario through real `dvc repro`: snapshot → subjects → render → image →
-selftest (packages image, large profile) → plan → … → report, on a simulated model."""
+selftest (packages image, large profile) → plan → … → report, on a simulated model: the shared
+study's codebase run (tests/study.py: two of the eleven subjects, from two projects, one repeat). That a
+second `dvc repro` runs nothing, the snapshot included: tests/pipeline/test_dvc_study.py."""
 
 import json
-import shutil
 
 import pyarrow.parquet as pq
 import pytest
-import yaml
 
 from tests.conftest import stages_ran
+from tests.study import Study
 
 pytestmark = [pytest.mark.dvc, pytest.mark.docker]
 
-KEPT_SUBJECTS = {"feed-safe-uri", "tweet-created-at"}
-"""Two of the eleven subjects (two projects), to keep the self-test and the run affordable."""
+RUN = "sim-follower-codebase"
 
 
-def test_codebase_run_through_dvc_repro(repo):
-    repo.env["ASSAY_OFFLINE"] = "1"  # the sdists come from the pre-fetched cache, never the index
-    for folder in (repo.path / "fixtures" / "codebase").iterdir():
-        if folder.is_dir() and folder.name not in KEPT_SUBJECTS:
-            shutil.rmtree(folder)
-    params = yaml.safe_load(repo.read("params.yaml"))
-    params["scenarios"] = ["codebase"]
-    params["runs"] = {
-        "sim-follower-codebase": {
-            "model": "sim-follower",
-            "scenario": "codebase",
-            "repeats": 1,
-            "schedule": "subject-counterbalanced-v1",
-            "allow_paid": False,
-            "authorization": None,
-            "plan_ref": None,
-        }
-    }
-    repo.write("params.yaml", yaml.safe_dump(params, sort_keys=False))
+def test_codebase_run_through_dvc_repro(study: Study) -> None:
+    repo = study.repo
+    assert study.params["runs"][RUN]["scenario"] == "codebase"
+    for stage in ("snapshot", "subjects", "render", "selftest@codebase", f"correctness@{RUN}"):
+        assert stage in stages_ran(study.output), stage
 
-    output = repo.dvc("repro").stdout
-    for stage in ("snapshot", "subjects", "render", "selftest@codebase", "report"):
-        assert stage in stages_ran(output), stage
-
+    subjects = set(study.params["subject_subset"]["codebase"])
     provenance = json.loads(repo.read("data/subjects/codebase/provenance.json"))
-    assert {p["subject"] for p in provenance} == KEPT_SUBJECTS
-    assert {p["slice"]["project"] for p in provenance} == {"feedparser", "tweepy"}
-    for entry in provenance:
-        assert len(entry["slice"]["sha256"]) == 64 and entry["slice"]["files"]
+    sliced = {p["subject"]: p["slice"] for p in provenance}
+    assert len(sliced) == 11 and subjects <= set(sliced)
+    assert len({sliced[subject]["project"] for subject in subjects}) == 2
+    for entry in sliced.values():
+        assert len(entry["sha256"]) == 64 and entry["files"]
 
     packages = json.loads(repo.read("data/image/packages.json"))
-    plan = json.loads(repo.read("data/plan/sim-follower-codebase/plan.json"))
+    plan = json.loads(repo.read(f"data/plan/{RUN}/plan.json"))
     assert plan["sandbox"]["image_id"] == packages["image_id"]
     selftest = json.loads(repo.read("data/selftest/codebase/selftest.json"))["sandbox"]
     assert selftest["image"] == packages["image_id"] and not selftest["failures"]
     # both references in both arms, the known-wrong implementation once per subject
-    assert selftest["checks"] == (2 * 2 + 1) * len(provenance)
+    assert selftest["checks"] == (2 * 2 + 1) * len(subjects)
 
-    rows = pq.read_table(repo.path / "data/correctness/sim-follower-codebase/correctness.parquet")
+    rows = pq.read_table(repo.path / f"data/correctness/{RUN}/correctness.parquet")
     statuses = rows.column("status").to_pylist()
-    assert len(statuses) == 2 * len(provenance)
+    assert len(statuses) == 2 * len(subjects)
     assert set(statuses) <= {"correct", "incorrect", None} and "correct" in statuses
-    report = json.loads(repo.read("data/report/runs/sim-follower-codebase/abstraction.json"))
+    report = json.loads(repo.read(f"data/report/runs/{RUN}/abstraction.json"))
     assert report["run"]["simulated"] is True
-
-    again = repo.dvc("repro").stdout
-    assert "snapshot" not in stages_ran(again)

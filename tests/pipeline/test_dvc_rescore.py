@@ -16,11 +16,12 @@ pytestmark = [pytest.mark.dvc, pytest.mark.docker]
 RUNS = ("sim-follower-v1", "sim-reuser-v1")
 
 
-def _two_simulated_v1_runs(repo):
-    """Two one-repeat runs of v1 (48 cells, as many as one default run, to keep the test short)."""
-    params = _only_runs(repo, "sim-follower-v1")
-    params["runs"]["sim-follower-v1"]["repeats"] = 1
-    params["runs"]["sim-reuser-v1"] = {**params["runs"]["sim-follower-v1"], "model": "sim-reuser"}
+def _with_reuser_run(repo):
+    """The shared study (tests/study.py: two subjects per scenario, one repeat) and a run of v1
+    by the simulated reuser beside its follower run, at the same repeats so the two compare."""
+    params = yaml.safe_load(repo.read("params.yaml"))
+    follower = params["runs"]["sim-follower-v1"]
+    params["runs"]["sim-reuser-v1"] = {**follower, "model": "sim-reuser"}
     repo.write("params.yaml", yaml.safe_dump(params, sort_keys=False))
 
 
@@ -38,11 +39,14 @@ def _lock_entry(repo, stage, key):
     return yaml.safe_load(repo.read(lock))["stages"][f"{stage}@{key}"]
 
 
-def test_rescore_v7_to_v6_writes_a_verdict_diff_without_executing(repo):
-    _two_simulated_v1_runs(repo)
+def test_rescore_v7_to_v6_writes_a_verdict_diff_without_executing(study_copy):
+    repo = study_copy
+    before = _intents(repo)
+    _with_reuser_run(repo)
     _repro_with_docker(repo)
     sent = _intents(repo)
-    assert sent == 48
+    cells = len(pq.read_table(repo.path / "data/execute/sim-reuser-v1/cells.parquet"))
+    assert cells > 0 and sent == before + cells
     execute_before = _lock_entry(repo, "execute", "sim-follower-v1")
     first = json.loads(repo.read("data/report/rescore/sim-follower-v1.json"))
     assert first["preregistered"] == 7 and first["reported_with"] == [7]
@@ -85,7 +89,8 @@ def test_rescore_v7_to_v6_writes_a_verdict_diff_without_executing(repo):
     }  # fmt: skip
 
     costs = json.loads(repo.read("data/report/duplication_cost.json"))
-    assert costs["pooled_runs"] == [] and set(costs["excluded_runs"]) == set(RUNS)
+    pooled = {row["run"] for row in costs["pooled_runs"]}  # the study's Haiku runs: no outputs yet
+    assert pooled.isdisjoint(RUNS) and set(RUNS) <= set(costs["excluded_runs"])
     params["report"]["cost_runs"] = {"runs": ["sim-reuser-v1"], "include_simulated": True}
     repo.write("params.yaml", yaml.safe_dump(params, sort_keys=False))
     scoped = repo.dvc("repro").stdout
@@ -98,19 +103,19 @@ def test_rescore_v7_to_v6_writes_a_verdict_diff_without_executing(repo):
     assert _intents(repo) == sent
 
     # correctness: every image/policy version is kept beside the others across re-runs
-    versions = repo.path / "data/correctness-versions/sim-follower-v1/versions.parquet"
+    versions = repo.path / "data/correctness-versions/sim-reuser-v1/versions.parquet"
     current = pq.read_table(versions)
     older = current.set_column(
         current.schema.get_field_index("policy"), "policy", pa.array(["0" * 12] * len(current))
     )
     pq.write_table(pa.concat_tables([older, current]), versions)
-    _repro_with_docker(repo, "--force", "--single-item", address("correctness", "sim-follower-v1"))
+    _repro_with_docker(repo, "--force", "--single-item", address("correctness", "sim-reuser-v1"))
     policies = repo.run("python", "-m", "assay.cli", "sql", "--format", "csv",
                         "SELECT policy, count(*) AS cells FROM correctness_versions "
-                        "WHERE run = 'sim-follower-v1' GROUP BY policy ORDER BY policy").stdout  # fmt: skip
+                        "WHERE run = 'sim-reuser-v1' GROUP BY policy ORDER BY policy").stdout  # fmt: skip
     (_, old_version, current_version) = policies.split()
-    assert old_version == "000000000000,24", "a correctness re-run dropped an earlier version"
-    assert current_version.endswith(",24"), policies
+    assert old_version == f"000000000000,{cells}", "a correctness re-run dropped an earlier version"
+    assert current_version.endswith(f",{cells}"), policies
     assert _intents(repo) == sent
 
 

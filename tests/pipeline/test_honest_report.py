@@ -11,6 +11,7 @@ import csv
 import json
 import re
 
+import pyarrow.parquet as pq
 import pytest
 import yaml
 
@@ -132,7 +133,15 @@ def test_a_replay_of_a_simulated_run_stays_simulated(study_copy: Repo) -> None:
     params["runs"]["replay-v1"] = {**params["runs"]["sim-follower-v1"], "model": "replayed"}
     study_copy.write("params.yaml", yaml.safe_dump(params, sort_keys=False))
     study_copy.dvc("repro", timeout=2400)
+    replayed, original = (
+        {(row["cell_id"], row["source"]) for row in pq.read_table(
+            study_copy.path / "data" / "extract" / run / "candidates.parquet").to_pylist()}
+        for run in ("replay-v1", "sim-follower-v1")
+    )  # fmt: skip
+    assert replayed == original, "a replay gives other answers than the run it replays"
     assert "SIMULATED MODEL" in study_copy.read("data/report/runs/replay-v1/abstraction.md")
+    excluded = json.loads(study_copy.read("data/report/duplication_cost.json"))["excluded_runs"]
+    assert all("simulated" in excluded[run] for run in ("replay-v1", "sim-follower-v1")), excluded
     assert json.loads(study_copy.read("reports/metrics.json"))["replay-v1"]["simulated"] == 1
     compared = _assay(study_copy, "compare", "sim-follower-v1", "replay-v1").stdout
     assert "SIMULATED MODEL" in compared

@@ -29,13 +29,13 @@ from typing import Any
 import pyarrow.parquet as pq
 import pytest
 import yaml
+from paid_run import CHAT, RUN_CASE, serve_free_endpoints
 from provider_server import PLANTED_KEY, LocalServer, Reply, Seen
-from test_provider_pipeline import CHAT, RUN_CASE, serve_free_endpoints
 
 from assay import evidence
 from assay.digest import sha256_hex
 from assay.pipeline.layout import address
-from tests.conftest import Repo, make_repo, stages_ran
+from tests.conftest import Repo, copy_repo, make_repo, stages_ran
 
 pytestmark = [pytest.mark.dvc, pytest.mark.docker]
 
@@ -129,9 +129,7 @@ def prepared(tmp_path_factory: pytest.TempPathFactory, servers: dict[str, Timed]
 def paid_runs(prepared: Repo, servers: dict[str, Timed], tmp_path: Path) -> Repo:
     for timed in servers.values():
         timed.reset()
-    target = tmp_path / "repo"
-    shutil.copytree(prepared.path, target, symlinks=True)
-    copy = Repo(target)
+    copy = copy_repo(prepared, tmp_path / "repo")
     copy.env["OPENROUTER_API_KEY"] = PLANTED_KEY
     return copy
 

@@ -6,8 +6,8 @@ authorization, a provider charging above the reservation, a key ending in CR) ea
 new, and say why and what to do in one line. The ceiling that cannot finish a plan is stated
 before authorization, and a free endpoint's outage is retried on the next `dvc repro`.
 
-One repository is prepared per module (fixtures narrowed to two v1 subjects, planned through
-`dvc repro plan@RUN`); each test works on its own copy of it.
+One repository is planned per module (fixtures narrowed to two v1 subjects, planned through
+`dvc repro plan@RUN`: the ``planned`` fixture); each test works on its own copy of it (``paid``).
 """
 
 from __future__ import annotations
@@ -17,27 +17,17 @@ import json
 import shutil
 import subprocess
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
 import yaml
+from paid_run import CHAT, RUN, RUN_CASE, assert_key_written_nowhere, authorize, completions
 from provider_server import PLANTED_KEY, LocalServer, Reply, Seen
-from test_provider_pipeline import (
-    CHAT,
-    RUN,
-    RUN_CASE,
-    assert_key_written_nowhere,
-    authorize,
-    completions,
-    narrow_to_paid_run,
-    serve_free_endpoints,
-)
 
 from assay.pipeline.layout import address
-from tests.conftest import Repo, make_repo
+from tests.conftest import Repo
 
 pytestmark = [pytest.mark.dvc, pytest.mark.docker]
 
@@ -45,43 +35,6 @@ REQUESTS = RUN_CASE["requests"]
 PROFILE = RUN_CASE["run_spec"]["model"]
 FREE_CHAT = "/v1/chat/completions"
 GIT_USER = ("-c", "user.email=t@assay.invalid", "-c", "user.name=t")
-
-
-@pytest.fixture(scope="module")
-def shared_server() -> Iterator[LocalServer]:
-    running = LocalServer()
-    running.start()
-    yield running
-    running.stop()
-
-
-@pytest.fixture(scope="module")
-def prepared(tmp_path_factory: pytest.TempPathFactory, shared_server: LocalServer) -> Repo:
-    repo = make_repo(tmp_path_factory.mktemp("prepared") / "repo")
-    narrow_to_paid_run(repo, shared_server)
-    repo.dvc("repro", address("plan", RUN))
-    repo.git(*GIT_USER, "add", "-A")
-    repo.git(*GIT_USER, "commit", "-qm", "a paid run, planned")
-    return repo
-
-
-@pytest.fixture
-def server(shared_server: LocalServer) -> LocalServer:
-    """The shared server, emptied, answering every free check and every completion."""
-    shared_server.requests.clear()
-    shared_server.routes.clear()
-    serve_free_endpoints(shared_server)
-    shared_server.routes[CHAT] = completions()
-    return shared_server
-
-
-@pytest.fixture
-def paid(prepared: Repo, tmp_path: Path) -> Repo:
-    target = tmp_path / "repo"
-    shutil.copytree(prepared.path, target, symlinks=True)
-    copy = Repo(target)
-    copy.env["OPENROUTER_API_KEY"] = PLANTED_KEY
-    return copy
 
 
 def edit_params(repo: Repo, change: Any) -> None:
@@ -102,20 +55,20 @@ def cells(repo: Repo) -> list[dict[str, Any]]:
     return pq.read_table(repo.path / "data" / "execute" / RUN / "cells.parquet").to_pylist()
 
 
-def spend(repo: Repo, server: LocalServer) -> None:
+def spend(repo: Repo, paid_server: LocalServer) -> None:
     authorize(repo)
     repo.dvc("repro", address("execute", RUN))
-    assert server.count(CHAT) == REQUESTS
+    assert paid_server.count(CHAT) == REQUESTS
 
 
-def test_changed_ledger_root_sends_nothing(paid: Repo, server: LocalServer) -> None:
-    spend(paid, server)
-    seen = len(server.requests)
+def test_changed_ledger_root_sends_nothing(paid: Repo, paid_server: LocalServer) -> None:
+    spend(paid, paid_server)
+    seen = len(paid_server.requests)
 
     edit_params(paid, lambda p: p.update(ledger_root="ledger-moved"))
     moved = paid.dvc("repro", address("execute", RUN), check=False)
     line = refusal(moved)
-    assert len(server.requests) == seen, "a request went out after ledger_root changed"
+    assert len(paid_server.requests) == seen, "a request went out after ledger_root changed"
     assert "this authorization belongs to a ledger that is not here" in line
     assert f"ledger-moved/{RUN}/" in line and "nothing was sent" in line
     assert "restore that folder (or set ledger_root back), or declare a new run id" in line
@@ -124,17 +77,17 @@ def test_changed_ledger_root_sends_nothing(paid: Repo, server: LocalServer) -> N
     # reported from it and nothing is sent
     shutil.move(paid.path / "ledger", paid.path / "ledger-moved")
     paid.dvc("repro", address("execute", RUN))
-    assert len(server.requests) == seen
+    assert len(paid_server.requests) == seen
     assert Counter(row["status"] for row in cells(paid)) == {"completed": REQUESTS}
 
 
 def test_second_clone_cannot_spend_the_authorization_again(
-    paid: Repo, server: LocalServer, tmp_path: Path
+    paid: Repo, paid_server: LocalServer, tmp_path: Path
 ) -> None:
-    spend(paid, server)
+    spend(paid, paid_server)
     paid.git(*GIT_USER, "add", "params.yaml", ":(glob)**/dvc.lock")
     paid.git(*GIT_USER, "commit", "-qm", "authorized and executed")
-    seen = len(server.requests)
+    seen = len(paid_server.requests)
 
     subprocess.run(["git", "clone", "-q", str(paid.path), str(tmp_path / "B")], check=True)
     clone = Repo(tmp_path / "B")
@@ -142,7 +95,7 @@ def test_second_clone_cannot_spend_the_authorization_again(
     plan_hash = paid.read(f"data/plan/{RUN}/plan.sha256").strip()
     again = clone.dvc("repro", address("execute", RUN), check=False)
     line = refusal(again)
-    assert len(server.requests) == seen, "the clone sent a request"
+    assert len(paid_server.requests) == seen, "the clone sent a request"
     assert clone.read(f"data/plan/{RUN}/plan.sha256").strip() == plan_hash, "same plan"
     assert "this authorization belongs to a ledger that is not here" in line
 
@@ -153,23 +106,25 @@ def test_second_clone_cannot_spend_the_authorization_again(
     assert "was already authorized" in reauthorized.stderr
     assert "declare a new run id and authorize it" in reauthorized.stderr
     assert not (clone.path / "ledger").exists()
-    assert len(server.requests) == seen
+    assert len(paid_server.requests) == seen
 
 
-def test_git_clean_cannot_make_a_spent_run_look_fresh(paid: Repo, server: LocalServer) -> None:
-    spend(paid, server)
+def test_git_clean_cannot_make_a_spent_run_look_fresh(paid: Repo, paid_server: LocalServer) -> None:
+    spend(paid, paid_server)
     paid.git(*GIT_USER, "add", "params.yaml")
     paid.git(*GIT_USER, "commit", "-qm", "authorized")
-    seen = len(server.requests)
+    seen = len(paid_server.requests)
 
     paid.run("git", "clean", "-fdxq")
     assert not (paid.path / "ledger").exists() and not (paid.path / "data").exists()
     again = paid.dvc("repro", address("execute", RUN), check=False)
     assert "this authorization belongs to a ledger that is not here" in refusal(again)
-    assert len(server.requests) == seen
+    assert len(paid_server.requests) == seen
 
 
-def test_revoked_or_changed_authorization_sends_nothing(paid: Repo, server: LocalServer) -> None:
+def test_revoked_or_changed_authorization_sends_nothing(
+    paid: Repo, paid_server: LocalServer
+) -> None:
     plan_hash = authorize(paid)
     paid.dvc("repro", address("authorize", RUN))
     approved = yaml.safe_load(paid.read("params.yaml"))["runs"][RUN]
@@ -185,7 +140,7 @@ def test_revoked_or_changed_authorization_sends_nothing(paid: Repo, server: Loca
     assert "the authorize stage recorded authorized" in line and "nothing was sent" in line
     direct = paid.run("python", "stages/execute.py", RUN, check=False)
     assert "params.yaml now says awaiting-authorization" in refusal(direct)
-    assert server.requests == [], "a revoked authorization sent a request (or a check)"
+    assert paid_server.requests == [], "a revoked authorization sent a request (or a check)"
 
     # approved again by hand, but the profile it was priced with changed since the plan
     def reprice(params: dict[str, Any]) -> None:
@@ -196,11 +151,11 @@ def test_revoked_or_changed_authorization_sends_nothing(paid: Repo, server: Loca
     stale = paid.run("python", "stages/execute.py", RUN, check=False)
     line = refusal(stale)
     assert "changed since the plan was made" in line and plan_hash in line
-    assert server.requests == []
+    assert paid_server.requests == []
 
 
 def test_charge_above_the_reservation_halts_and_the_report_says_so(
-    paid: Repo, server: LocalServer
+    paid: Repo, paid_server: LocalServer
 ) -> None:
     numbers = itertools.count(1)
     runaway = {
@@ -211,10 +166,10 @@ def test_charge_above_the_reservation_halts_and_the_report_says_so(
     def ignores_max_tokens(seen: Seen) -> Reply:
         return Reply(body=json.dumps({"id": f"gen-{next(numbers)}", **runaway}).encode())
 
-    server.routes[CHAT] = ignores_max_tokens
+    paid_server.routes[CHAT] = ignores_max_tokens
     authorize(paid)
     paid.dvc("repro")
-    assert server.count(CHAT) == 1, "admission went on after a billing anomaly"
+    assert paid_server.count(CHAT) == 1, "admission went on after a billing anomaly"
     rows = cells(paid)
     assert [(r["status"], r["reason"], r["halt"]) for r in rows[:1]] == [
         ("completed", "completion-over-max", True)
@@ -233,14 +188,14 @@ def test_charge_above_the_reservation_halts_and_the_report_says_so(
 
 @pytest.mark.parametrize("ending", ["\r", "\n"], ids=["cr", "lf"])
 def test_key_with_a_line_end_is_refused_before_any_request(
-    paid: Repo, server: LocalServer, ending: str
+    paid: Repo, paid_server: LocalServer, ending: str
 ) -> None:
     authorize(paid)
     paid.env["OPENROUTER_API_KEY"] = PLANTED_KEY + ending
     refused = paid.dvc("repro", address("execute", RUN), check=False)
     output = refused.stdout + refused.stderr
     assert refused.returncode != 0
-    assert server.requests == [], "a request (even a free check) carried the malformed key"
+    assert paid_server.requests == [], "a request (even a free check) carried the malformed key"
     name = {"\r": "a carriage return", "\n": "a line feed"}[ending]
     assert f"OPENROUTER_API_KEY contains {name}" in output
     assert PLANTED_KEY not in output and PLANTED_KEY[8:20] not in output
@@ -249,7 +204,7 @@ def test_key_with_a_line_end_is_refused_before_any_request(
 
 
 def test_ceiling_that_cannot_finish_is_stated_and_needs_accept_partial(
-    paid: Repo, server: LocalServer
+    paid: Repo, paid_server: LocalServer
 ) -> None:
     edit_params(paid, lambda p: p["models"][PROFILE].update(ceiling_usd=0.30))
     paid.dvc("repro")
@@ -270,43 +225,45 @@ def test_ceiling_that_cannot_finish_is_stated_and_needs_accept_partial(
         "python", "-m", "assay.cli", "authorize", RUN, "--plan-hash", plan_hash, "--accept-partial"
     )
     paid.dvc("repro", address("execute", RUN))
-    assert server.count(CHAT) == 5
+    assert paid_server.count(CHAT) == 5
     statuses = Counter(row["status"] for row in cells(paid))
     assert statuses == {"completed": 5, "budget-halted": 3}
 
 
-def test_free_endpoint_outage_is_retried_on_the_next_repro(paid: Repo, server: LocalServer) -> None:
+def test_free_endpoint_outage_is_retried_on_the_next_repro(
+    paid: Repo, paid_server: LocalServer
+) -> None:
     """A free model at a real endpoint: checked before sending, its 503 retried by the next
     `dvc repro`, and the report counts the attempts."""
     answer = completions()
 
     def outage_at_third(seen: Seen) -> Reply:
-        if server.count(FREE_CHAT) == 3:
+        if paid_server.count(FREE_CHAT) == 3:
             return Reply(status=503, body=b'{"error":{"code":503,"message":"overloaded"}}')
         return answer(seen)
 
-    server.routes["/v1/models"] = Reply(
+    paid_server.routes["/v1/models"] = Reply(
         body=json.dumps({"data": [{"id": "anthropic/claude-3-haiku"}]}).encode()
     )
-    server.routes[FREE_CHAT] = outage_at_third
+    paid_server.routes[FREE_CHAT] = outage_at_third
     free = {
         "provider": "openai-compatible",
         "model": "anthropic/claude-3-haiku",
-        "base_url": server.url + "/v1",
+        "base_url": paid_server.url + "/v1",
         "timeout_seconds": 60,
     }
     edit_params(paid, lambda p: p["models"].update({PROFILE: free}))
 
     first = paid.dvc("repro", check=False)
     line = refusal(first)
-    assert server.count(FREE_CHAT) == 3
-    assert server.count("/v1/models") == 1, "a free endpoint is checked before sending"
+    assert paid_server.count(FREE_CHAT) == 3
+    assert paid_server.count("/v1/models") == 1, "a free endpoint is checked before sending"
     assert "calls of this free run were not answered" in line and "http-503" in line
     assert "the next `dvc repro` sends them again" in line
 
     paid.dvc("repro")
-    assert server.count(FREE_CHAT) == 3 + 6, "retried the failed call and the rest"
-    assert server.count("/v1/models") == 2
+    assert paid_server.count(FREE_CHAT) == 3 + 6, "retried the failed call and the rest"
+    assert paid_server.count("/v1/models") == 2
     rows = cells(paid)
     assert Counter(row["status"] for row in rows) == {"completed": REQUESTS}
     assert sorted(row["attempts"] for row in rows) == [1] * (REQUESTS - 1) + [2]
@@ -317,4 +274,4 @@ def test_free_endpoint_outage_is_retried_on_the_next_repro(paid: Repo, server: L
         f"data/report/runs/{RUN}/abstraction.md"
     )
     paid.dvc("repro")
-    assert server.count(FREE_CHAT) == 9, "a finished free run sends nothing"
+    assert paid_server.count(FREE_CHAT) == 9, "a finished free run sends nothing"
