@@ -114,6 +114,12 @@ def run_v1(target: Path) -> Study:
     return Study(repo=repo, output=done.stdout + done.stderr, params=params, audit=audit)
 
 
+def declared_run(name: str) -> dict[str, Any]:
+    """The run ``name`` as the checkout's params.yaml declares it (to add it to a shared run's
+    copy, whose params.yaml keeps fewer runs)."""
+    return yaml.safe_load((ROOT / "params.yaml").read_text(encoding="utf-8"))["runs"][name]
+
+
 def copy_of(study: Study, target: Path) -> Repo:
     """A repository the test may change: the studied one, outputs and DVC cache included."""
     return copy_repo(study.repo, target)

@@ -5,8 +5,9 @@ import json
 import pytest
 import yaml
 
-from tests.conftest import ROOT, stages_ran
+from tests.conftest import stages_ran
 from tests.stage_imports import stages_importing
+from tests.study import declared_run
 
 pytestmark = [pytest.mark.dvc, pytest.mark.docker]
 
@@ -164,9 +165,8 @@ def test_unauthorized_paid_run_spends_nothing_and_mismatch_fails(v1_copy):
     """The seed's Haiku route on the whole of v1, beside the shared v1 run (whose subjects, image
     and self-test it shares)."""
     repo = v1_copy
-    default = yaml.safe_load((ROOT / "params.yaml").read_text(encoding="utf-8"))
     params = yaml.safe_load(repo.read("params.yaml"))
-    params["runs"]["paid-v1"] = default["runs"]["haiku-v1"]
+    params["runs"]["paid-v1"] = declared_run("haiku-v1")
     params["models"]["haiku-3-bedrock"]["base_url"] = "http://127.0.0.1:9/api/v1"
     repo.write("params.yaml", yaml.safe_dump(params, sort_keys=False))
 

@@ -24,15 +24,15 @@ RUN = "sim-follower-v1"
 _DIGESTS: dict[tuple[str, int, int, int], str] = {}
 
 
-def _digest(path: Path) -> str:
-    """A file's sha256, hashed again only when its inode, size or mtime changes (as git and DVC
-    decide what to re-hash): the study's ~260 MB of image archives are read once, not twice in
-    every test."""
+def _digest(path: Path) -> tuple[str, int]:
+    """A file's sha256 and mtime; hashed again only when its inode, size or mtime changes (as git
+    and DVC decide what to re-hash): the study's ~260 MB of image archives are read once, not
+    twice in every test."""
     stat = path.stat()
     key = (str(path), stat.st_ino, stat.st_size, stat.st_mtime_ns)
     if key not in _DIGESTS:
         _DIGESTS[key] = hashlib.sha256(path.read_bytes()).hexdigest()
-    return _DIGESTS[key]
+    return _DIGESTS[key], stat.st_mtime_ns
 
 
 def _state(repo: Repo) -> dict[str, tuple[str, int]]:
@@ -41,10 +41,7 @@ def _state(repo: Repo) -> dict[str, tuple[str, int]]:
     for top in ("data", "ledger"):
         for path in sorted((repo.path / top).rglob("*")):
             if path.is_file():
-                files[path.relative_to(repo.path).as_posix()] = (
-                    _digest(path),
-                    path.stat().st_mtime_ns,
-                )
+                files[path.relative_to(repo.path).as_posix()] = _digest(path)
     for lock in sorted(repo.path.rglob("dvc.lock")):
         name = lock.relative_to(repo.path).as_posix()
         files[name] = (hashlib.sha256(lock.read_bytes()).hexdigest(), 0)

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from paid_run import CHAT, RUN, completions, narrow_to_paid_run, serve_free_endpoints
+from paid_run import CHAT, RUN, completions, narrow_to_paid_runs, serve_free_endpoints
 from provider_server import PLANTED_KEY, LocalServer
 
 from assay.pipeline.layout import address
@@ -18,21 +18,22 @@ from tests.conftest import Repo, copy_repo, make_repo
 GIT_USER = ("-c", "user.email=t@assay.invalid", "-c", "user.name=t")
 
 
-@pytest.fixture
-def server() -> Iterator[LocalServer]:
+def _serving() -> Iterator[LocalServer]:
     running = LocalServer()
     running.start()
     yield running
     running.stop()
+
+
+@pytest.fixture
+def server() -> Iterator[LocalServer]:
+    yield from _serving()
 
 
 @pytest.fixture(scope="module")
 def paid_server() -> Iterator[LocalServer]:
     """The server of a module's paid run: the run's plan names its address."""
-    running = LocalServer()
-    running.start()
-    yield running
-    running.stop()
+    yield from _serving()
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +41,7 @@ def planned(tmp_path_factory: pytest.TempPathFactory, paid_server: LocalServer) 
     """A repository narrowed to the paid run at ``paid_server`` (paid_run.py), planned through
     `dvc repro plan@RUN` and committed: what every paid test starts from, made once per module."""
     repo = make_repo(tmp_path_factory.mktemp("planned") / "repo")
-    narrow_to_paid_run(repo, paid_server)
+    narrow_to_paid_runs(repo, {RUN: paid_server})
     repo.dvc("repro", address("plan", RUN))
     repo.git(*GIT_USER, "add", "-A")
     repo.git(*GIT_USER, "commit", "-qm", "a paid run, planned")

@@ -50,18 +50,22 @@ def completions(hold_at: int | None = None, hold: threading.Event | None = None)
     return answer
 
 
-def narrow_to_paid_run(repo: Any, server: LocalServer) -> None:
-    """params.yaml with one paid run of two v1 subjects whose profile points at ``server``."""
+def narrow_to_paid_runs(repo: Any, servers: dict[str, LocalServer]) -> None:
+    """params.yaml with one paid run of the two v1 subjects per entry of ``servers`` (run id →
+    the server its own profile points at, all with the planted key)."""
     two = repo.path / RUN_CASE["fixtures"] / "v1"
     for task in RUN_CASE["tasks"]:
         shutil.copytree(repo.path / "fixtures" / "v1" / task, two / task)
     params = yaml.safe_load(repo.read("params.yaml"))
-    profile = dict(RUN_CASE["profile"])
-    profile["base_url"] = server.url + profile.pop("base_path")
     params["fixtures"] = RUN_CASE["fixtures"]
     params["scenarios"] = ["v1"]
-    params["models"] = {RUN_CASE["run_spec"]["model"]: profile}
-    params["runs"] = {RUN: RUN_CASE["run_spec"]}
+    params["models"], params["runs"] = {}, {}
+    for run, server in servers.items():
+        model = RUN_CASE["run_spec"]["model"] if run == RUN else f"{run}-model"
+        profile = dict(RUN_CASE["profile"])
+        profile["base_url"] = server.url + profile.pop("base_path")
+        params["models"][model] = profile
+        params["runs"][run] = {**RUN_CASE["run_spec"], "model": model}
     repo.write("params.yaml", yaml.safe_dump(params, sort_keys=False))
     repo.env["OPENROUTER_API_KEY"] = PLANTED_KEY
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 import itertools
 import json
 import os
-import shutil
 import signal
 import threading
 import time
@@ -29,7 +28,7 @@ from typing import Any
 import pyarrow.parquet as pq
 import pytest
 import yaml
-from paid_run import CHAT, RUN_CASE, serve_free_endpoints
+from paid_run import CHAT, RUN_CASE, narrow_to_paid_runs, serve_free_endpoints
 from provider_server import PLANTED_KEY, LocalServer, Reply, Seen
 
 from assay import evidence
@@ -105,20 +104,7 @@ def prepared(tmp_path_factory: pytest.TempPathFactory, servers: dict[str, Timed]
     """Three paid runs of the same two v1 subjects, each with a profile at its own server (all
     with the same key), planned."""
     repo = make_repo(tmp_path_factory.mktemp("parallel") / "repo")
-    two = repo.path / RUN_CASE["fixtures"] / "v1"
-    for task in RUN_CASE["tasks"]:
-        shutil.copytree(repo.path / "fixtures" / "v1" / task, two / task)
-    params = yaml.safe_load(repo.read("params.yaml"))
-    params["fixtures"] = RUN_CASE["fixtures"]
-    params["scenarios"] = ["v1"]
-    params["models"] = {}
-    params["runs"] = {}
-    for run in RUNS:
-        profile = dict(RUN_CASE["profile"])
-        profile["base_url"] = servers[run].server.url + profile.pop("base_path")
-        params["models"][f"{run}-model"] = profile
-        params["runs"][run] = {**RUN_CASE["run_spec"], "model": f"{run}-model"}
-    repo.write("params.yaml", yaml.safe_dump(params, sort_keys=False))
+    narrow_to_paid_runs(repo, {run: timed.server for run, timed in servers.items()})
     repo.dvc("repro", *(address("plan", run) for run in RUNS))
     repo.git(*GIT_USER, "add", "-A")
     repo.git(*GIT_USER, "commit", "-qm", "three paid runs, planned")

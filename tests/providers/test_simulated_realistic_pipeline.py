@@ -12,7 +12,8 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from tests.conftest import ROOT, Repo, stages_ran
+from tests.conftest import Repo, stages_ran
+from tests.study import declared_run
 
 TABLE = yaml.safe_load(
     (Path(__file__).parent / "cases" / "realistic_deviations.yaml").read_text(encoding="utf-8")
@@ -28,9 +29,8 @@ def _rows(repo, table: str) -> list[dict]:
 def _with_realistic_run(repo: Repo) -> None:
     """The shared v1 run's repository (tests/study.py: the whole of v1) with the realistic run as
     the default params.yaml declares it: v1's subjects, image and self-test are already there."""
-    default = yaml.safe_load((ROOT / "params.yaml").read_text(encoding="utf-8"))
     params = yaml.safe_load(repo.read("params.yaml"))
-    params["runs"][RUN] = default["runs"][RUN]
+    params["runs"][RUN] = declared_run(RUN)
     assert params["runs"][RUN]["scenario"] == "v1" and params["scenarios"] == ["v1"]
     repo.write("params.yaml", yaml.safe_dump(params, sort_keys=False))
 
