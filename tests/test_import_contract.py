@@ -33,10 +33,13 @@ FOUNDATION = frozenset(
         "assay.fixtures.model",
         "assay.providers",
         "assay.providers.base",
+        "assay.local",
+        "assay.local.settings",
     }
 )
 """What ``assay.evidence`` may import: vocabularies, canonical JSON, the error tree, Parquet I/O,
-and the two records of committed inputs its artefacts embed (the scenario, the model profile)."""
+and the two records of committed inputs its artefacts embed (the scenario, the model profile
+with a local model's ``local:`` section)."""
 
 TOP = ("assay.cli", "assay.commands", "assay.pipeline")
 """The layers above the library, highest first."""

@@ -8,6 +8,7 @@ provider fault, a failed pre-flight check) are values, not exceptions.
     AssayError ─┬─ InputError ─────────┬─ ParamsError           params.yaml           fix the named key
                 │  (ValueError)        ├─ FixtureError          fixtures/             fix the named file
                 │                      ├─ ProviderConfigError   profile / environment fix the profile or key
+                │                      ├─ WeightsError          local model weights   fix the path or run setup
                 │                      └─ UsageError            `assay` arguments     exit 2, as argparse
                 ├─ EvidenceError ──────── MissingEvidence       data/ lacks a file    run `dvc repro`
                 │                         (FileNotFoundError)
@@ -24,7 +25,7 @@ provider fault, a failed pre-flight check) are values, not exceptions.
 
 The families live here; each member lives beside the code that raises it (``ParamsError`` in
 ``assay.params``, ``FixtureError`` in ``assay.fixtures.errors``, ``SnapshotError`` in
-``assay.snapshot``, …). ``SandboxCancelled``
+``assay.snapshot``, ``WeightsError`` in ``assay.local.weights``, …). ``SandboxCancelled``
 (``assay.sandbox.runner``) is a ``BaseException`` on purpose: a cancellation, not an error.
 """
 

@@ -126,6 +126,13 @@ class Executor:
             self._provider = self.provider_factory()
         return self._provider
 
+    def close(self) -> None:
+        """Release the provider (a local model's server stops); the next call makes a new one."""
+        provider, self._provider = self._provider, None
+        close = getattr(provider, "close", None)
+        if close is not None:
+            close()
+
     def _text(self, outcome: Mapping[str, Any]) -> str | None:
         digest = outcome.get("text_digest")
         return self.ledger.load(digest).decode("utf-8") if digest else None
@@ -269,13 +276,14 @@ class Executor:
         digest = sha256_hex(prompt)
         if step == 1 and digest != cell.prompt_digest:
             raise RuntimeError(f"{cell.cell_id}: prompt differs from the one the plan pinned")
+        # made before the first intent: a provider that cannot be made (a missing key, a local
+        # server that does not start) raises, and nothing is recorded as sent
+        provider = self.provider
         self.ledger.store(prompt.encode("utf-8"))  # the prompt sent, before its intent
         self.ledger.write_intent(key, request_digest=digest, reservation_nano_usd=reservation)
         started = time.perf_counter()
         try:
-            result: ProviderResult = self.provider.complete(
-                ProviderRequest(cell_id=key, prompt=prompt)
-            )
+            result: ProviderResult = provider.complete(ProviderRequest(cell_id=key, prompt=prompt))
         except Exception as exc:  # noqa: BLE001  # an adapter bug is still an unproven charge: record and halt
             result = ProviderResult(
                 status="provider-error",

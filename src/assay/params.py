@@ -344,6 +344,8 @@ def _validation_problems(error: ValidationError) -> list[Problem]:
             (item.get("ctx") or {}).get("error"), _ReferenceProblems
         ):
             problems.extend(item["ctx"]["error"].problems)
+        elif kind == "value_error":  # a validator's own sentence says what to change
+            problems.append(Problem(key=key, message=str((item.get("ctx") or {}).get("error"))))
         elif kind == "extra_forbidden":
             allowed = _fields_at(loc[:-1])
             hint = _suggest(str(loc[-1]), allowed) or (
@@ -373,12 +375,13 @@ def _validation_problems(error: ValidationError) -> list[Problem]:
                 )
             )
         elif kind == "string_pattern_mismatch":
-            problems.append(
-                Problem(
-                    key=key,
-                    message=f"{_shown(item['input'])} is not a name (letters, digits, '_', '-')",
-                )
+            pattern = str((item.get("ctx") or {}).get("pattern", ""))
+            what = (
+                "a sha256 (64 lowercase hexadecimal digits)"
+                if "0-9a-f" in pattern
+                else "a name (letters, digits, '_', '-')"
             )
+            problems.append(Problem(key=key, message=f"{_shown(item['input'])} is not {what}"))
         else:
             problems.append(
                 Problem(key=key, message=f"{item['msg']} (got {_shown(item['input'])})")

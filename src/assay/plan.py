@@ -91,6 +91,7 @@ def build_plan(
     analysis: AnalysisPlan,
     tools: Mapping[str, str],
     sandbox: Mapping[str, Any] | None = None,
+    runtime: Mapping[str, Any] | None = None,
 ) -> Plan:
     """The plan for one run. ``prompts`` maps (subject, arm) to the first step's prompt."""
     subjects = {s.id: s for s in scenario.subjects}
@@ -137,6 +138,7 @@ def build_plan(
         analysis=analysis,
         sandbox=dict(sandbox or {}),
         tools=dict(tools),
+        runtime=dict(runtime or {}),
     )
 
 
@@ -148,6 +150,7 @@ def summary(plan: Plan) -> str:
         f"plan hash      {plan.hash}",
         f"model          {plan.model.model} via {plan.model.provider}"
         + (f" (pinned to {plan.model.provider_pin})" if plan.model.provider_pin else ""),
+        *_runtime_lines(plan),
         (
             f"scenario       {plan.scenario}: {len({c.subject for c in plan.cells})} subjects × "
             f"{len(plan.arms)} arms × {plan.repeats} repeats, schedule {plan.schedule}"
@@ -177,6 +180,20 @@ def summary(plan: Plan) -> str:
         if cell.excluded:
             lines.append(f"excluded       {cell.cell_id}: {cell.excluded}")
     return "\n".join(lines)
+
+
+def _runtime_lines(plan: Plan) -> list[str]:
+    runtime = plan.runtime
+    if not runtime:
+        return []
+    size = runtime.get("size_label")
+    return [
+        f"weights        {runtime['weights_file']} ({runtime.get('name', '?')}"
+        + (f", {size}" if size else "")
+        + f"), sha256 {runtime['weights_sha256']}",
+        f"runtime        {runtime['runtime']}"
+        + (f" ({runtime['build']})" if runtime.get("build") else ""),
+    ]
 
 
 def request_sizes(

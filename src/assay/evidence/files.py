@@ -190,6 +190,18 @@ def is_simulated(plan: Plan, data: Path = paths.DATA) -> bool:
     return "simulated" in served.to_pylist()
 
 
+def local_model_label(plan: Plan) -> str | None:
+    """What a local model is, in words, from the identity its plan bound; ``None`` otherwise."""
+    runtime = plan.runtime
+    if plan.model.provider != "local" or not runtime:
+        return None
+    size = f", {runtime['size_label']} parameters" if runtime.get("size_label") else ""
+    return (
+        f"{runtime.get('name', plan.model.model)}{size} ({runtime['weights_file']}, sha256 "
+        f"{runtime['weights_sha256'][:12]}…) on {runtime['runtime']}"
+    )
+
+
 def read_runs(data: Path = paths.DATA) -> list[RunRow]:
     """One row per planned run under ``data``: its plan, and its authorization when decided."""
     rows = []
@@ -204,6 +216,8 @@ def read_runs(data: Path = paths.DATA) -> list[RunRow]:
                 model=plan.model.model,
                 provider=plan.model.provider,
                 simulated=is_simulated(plan, data),
+                local_model=local_model_label(plan),
+                plan_content=plan.content_hash,
                 repeats=plan.repeats,
                 arms=plan.arms,
                 reference_arm=plan.reference_arm,

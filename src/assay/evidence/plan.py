@@ -95,6 +95,9 @@ class Plan(Frozen):
     analysis: AnalysisPlan
     sandbox: dict[str, Any] = Field(default_factory=dict)
     tools: dict[str, str]
+    runtime: dict[str, Any] = Field(default_factory=dict)
+    """A local model's runtime and weights as the plan stage found them (version and build,
+    the weights' sha256, size and GGUF metadata: ``assay.local.runtime``); empty for others."""
 
     model_config = Frozen.model_config | {"populate_by_name": True}
 
@@ -104,6 +107,14 @@ class Plan(Frozen):
     @property
     def hash(self) -> str:
         return sha256_hex(self.canonical())
+
+    @property
+    def content_hash(self) -> str:
+        """The plan apart from its run id: fresh runs of one plan share it (the report says
+        whether their answers are byte-identical)."""
+        return sha256_hex(
+            canonical_json(self.model_dump(mode="json", by_alias=True, exclude={"run"}))
+        )
 
     @property
     def sendable(self) -> tuple[PlannedCell, ...]:

@@ -257,6 +257,11 @@ class RunRow(Frozen):
     model: str
     provider: str
     simulated: bool
+    local_model: str | None = None
+    """A real local model (``provider: local``), described: name, size, weights, runtime."""
+    plan_content: str = ""
+    """The plan's hash apart from its run id (``Plan.content_hash``): runs sharing it are fresh
+    runs of one plan."""
     repeats: int
     arms: tuple[str, ...]
     reference_arm: str

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import closing
 from pathlib import Path
 
 from assay import evidence
@@ -42,6 +43,7 @@ from assay.progress import progress
 from assay.providers.base import ModelProfile, Provider
 from assay.providers.check import CheckReport
 from assay.providers.factory import ProviderConfigError, make_provider
+from assay.providers.local import LocalProvider
 from assay.providers.replay import ReplayProvider
 from assay.providers.simulated import SimulatedProvider, answer_book
 from assay.records import Frozen
@@ -113,6 +115,10 @@ def provider_factory(plan: Plan) -> Callable[[], Provider]:
                     "a replay profile needs replay_ledger (the earlier run's ledger folder)"
                 )
             return ReplayProvider(Path(profile.replay_ledger))
+        if profile.provider == "local":
+            return LocalProvider(
+                profile, runtime=plan.runtime, log=evidence.server_log_file(plan.run)
+            )
         return make_provider(profile, env=os.environ)
 
     return make
@@ -255,7 +261,7 @@ def send(
         prompts = {key: row.prompt for key, row in rows.items()}
         renderer = ChainRenderer(rows, plan.analysis.extraction)
         executor = Executor(plan, opened, prompts, factory(plan), next_prompt=renderer)
-        with SpendProgress(plan) as observe:
+        with SpendProgress(plan) as observe, closing(executor):
             records = executor.run(observe)
     return Executed(
         run=admitted.run,

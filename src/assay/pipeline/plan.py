@@ -51,6 +51,15 @@ def sandbox_pin(scenario: str) -> dict[str, object]:
     }
 
 
+def local_runtime(profile: ModelProfile) -> dict[str, object]:
+    """A local model's runtime and weights identity (hashing the weights); nothing otherwise."""
+    if profile.local is None:
+        return {}
+    from assay.local.runtime import identity  # reads the GGUF with llama.cpp
+
+    return identity(profile.local, model=profile.model, context_tokens=profile.context_tokens)
+
+
 def make_plan(run_id: str, params: Params) -> Plan:
     # loaded here, not at module level: every later stage reads plans, none needs the tools
     from assay.metrics import tool_versions as metric_tool_versions
@@ -69,6 +78,7 @@ def make_plan(run_id: str, params: Params) -> Plan:
         analysis=params.analysis,
         tools={**tool_versions(), **{f"metrics/{k}": v for k, v in metric_tool_versions().items()}},
         sandbox=sandbox_pin(run.scenario),
+        runtime=local_runtime(profile),
     )
 
 

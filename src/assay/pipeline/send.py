@@ -76,6 +76,8 @@ def provider_key(profile: ModelProfile) -> str:
     its rate limits and credit); the simulated and replayed stand-ins share one each."""
     if profile.provider in STAND_INS:
         return profile.provider
+    if profile.provider == "local":
+        return "local"  # the machine's own cores
     if profile.api_key_env:
         return f"env:{profile.api_key_env}"
     return f"{profile.provider}:{profile.base_url or profile.deployment or ''}"

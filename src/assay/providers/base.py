@@ -16,6 +16,7 @@ from typing import Annotated, Literal, Protocol, get_args
 
 from pydantic import ConfigDict, Field, model_validator
 
+from assay.local.settings import LocalModel
 from assay.records import ExecutionStatus, Frozen
 
 NANO = 1_000_000_000
@@ -64,7 +65,9 @@ profile's own key order never matters)."""
 DEVIATIONS: tuple[Deviation, ...] = get_args(Deviation)
 
 
-ProviderKind = Literal["simulated", "replay", "openrouter", "openai-compatible", "azure-openai"]
+ProviderKind = Literal[
+    "simulated", "replay", "openrouter", "openai-compatible", "azure-openai", "local"
+]
 
 
 class PriceCaps(Money):
@@ -117,6 +120,29 @@ class ModelProfile(Money):
     most."""
     # replay only
     replay_ledger: str | None = None
+    # local only: an open-weight model run on this machine (assay.local)
+    local: LocalModel | None = None
+
+    @model_validator(mode="after")
+    def _local_section(self) -> ModelProfile:
+        if (self.provider == "local") != (self.local is not None):
+            raise ValueError(
+                "a local profile needs its local: section (weights_sha256, prompting, ...)"
+                if self.provider == "local"
+                else "local: describes a provider: local profile; remove it or set provider: local"
+            )
+        if self.provider == "local" and not self.is_free:
+            raise ValueError(
+                "a local model runs on this machine and costs nothing per token: remove "
+                "price_caps (a local profile is free and needs no authorization)"
+            )
+        if self.provider == "local" and self.base_url is not None:
+            raise ValueError(
+                "a local model's server is started by the send stage on 127.0.0.1 at a port of "
+                "its choosing: remove base_url (an already running server is provider: "
+                "openai-compatible)"
+            )
+        return self
 
     @model_validator(mode="after")
     def _deviations_of_the_realistic_stand_in(self) -> ModelProfile:

@@ -84,6 +84,15 @@ class ChatCompletionsAdapter:
     def cost(self, usage: dict[str, Any]) -> float | None:
         return 0.0 if self.profile.is_free else None
 
+    def choice_text(self, choice: dict[str, Any]) -> Any:
+        """The completion's text as found in its choice (checked to be text afterwards)."""
+        message = choice.get("message")
+        return message.get("content") if isinstance(message, dict) else None
+
+    def identity_fields(self, data: dict[str, Any], header_id: str | None) -> dict[str, Any]:
+        """Who served the answer, as the body says: generation id, model, provider."""
+        return _identity_fields(data, header_id)
+
     def prove_no_charge(self, client: httpx.Client, generation_id: str) -> str | None:
         """Evidence that this generation cost nothing, from a free call; else ``None``."""
         return None
@@ -136,7 +145,7 @@ class ChatCompletionsAdapter:
         )
         data, problem = parse_json(got.body)
         if isinstance(data, dict):
-            base = base.model_copy(update=_identity_fields(data, base.generation_id))
+            base = base.model_copy(update=self.identity_fields(data, base.generation_id))
         if got.status_code != 200:
             return base.model_copy(
                 update={
@@ -163,8 +172,7 @@ class ChatCompletionsAdapter:
         finish = choice.get("finish_reason")
         usage_value = data.get("usage")
         usage_data: dict[str, Any] = usage_value if isinstance(usage_value, dict) else {}
-        message = choice.get("message")
-        content = message.get("content") if isinstance(message, dict) else None
+        content = self.choice_text(choice)
         seen = base.model_copy(
             update={
                 "finish_reason": finish if isinstance(finish, str) else None,

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from decimal import Decimal, InvalidOperation
 from typing import Any, Literal
 
+from assay.errors import InputError
 from assay.providers import azure_openai, openai_compatible, openrouter
 from assay.providers.base import ModelProfile
 from assay.providers.chat import parse_json
@@ -60,6 +61,8 @@ def run_checks(profile: ModelProfile, env: Mapping[str, str]) -> CheckReport:
     if profile.provider in ("simulated", "replay"):
         lines = [_line("provider", "pass", f"{profile.provider} model: no provider to check")]
         return CheckReport(model=profile.model, lines=tuple(lines))
+    if profile.provider == "local":
+        return CheckReport(model=profile.model, lines=tuple(local_checks(profile)))
     problem = profile_problem(profile)
     if problem is not None:
         lines = [_line("profile", "fail", f"{problem}: fix the model's entry in params.yaml")]
@@ -78,6 +81,30 @@ def run_checks(profile: ModelProfile, env: Mapping[str, str]) -> CheckReport:
         lines += checker.azure()
     lines = [line.model_copy(update={"message": redact_text(line.message, key)}) for line in lines]
     return CheckReport(model=profile.model, lines=tuple(lines))
+
+
+def local_checks(profile: ModelProfile) -> list[CheckLine]:
+    """A local model: its weights are here with the declared sha256, the runtime loads and
+    reads them, and its prompting suits them. Starts no server and sends nothing."""
+    from assay.local.runtime import identity
+
+    assert profile.local is not None
+    try:
+        found = identity(profile.local, model=profile.model, context_tokens=profile.context_tokens)
+    except InputError as exc:
+        return [_line("weights", "fail", str(exc))]
+    size = f", {found['size_label']}" if found.get("size_label") else ""
+    template = "has a chat template" if found["chat_template_sha256"] else "has no chat template"
+    return [
+        _line(
+            "weights",
+            "pass",
+            f"{found['weights_file']} ({found.get('name', '?')}{size}) has the declared sha256",
+        ),
+        _line("runtime", "pass", f"{found['runtime']} reads it"),
+        _line("prompting", "pass", f"{profile.local.prompting} prompting; the model {template}"),
+        _line("price", "pass", "a local model: free, no credit needed"),
+    ]
 
 
 def _line(check: str, outcome: CheckOutcome, message: str) -> CheckLine:

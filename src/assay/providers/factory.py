@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from assay.errors import InputError
-from assay.providers import azure_openai, openai_compatible, openrouter
+from assay.providers import azure_openai, local, openai_compatible, openrouter
 from assay.providers.base import ModelProfile, Provider, ProviderKind
 from assay.providers.chat import ChatCompletionsAdapter, encode_body
 from assay.providers.secrets import read_key
@@ -26,6 +26,7 @@ REQUEST_BODIES: dict[ProviderKind, Callable[[ModelProfile, str], dict[str, Any]]
     "openrouter": openrouter.request_body,
     "openai-compatible": openai_compatible.request_body,
     "azure-openai": azure_openai.request_body,
+    "local": local.request_body,
 }
 
 LOCAL_FACTORIES: dict[ProviderKind, Callable[[ModelProfile], Provider]] = {}

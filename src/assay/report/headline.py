@@ -8,7 +8,8 @@ correct cells over correct and incorrect ones (secondary); ``complete`` the fewe
 subjects of any comparison; ``p_min`` the smallest exact sign-test p over the compared arms;
 ``sig_arms`` the arms significantly different from the reference; ``calls_done`` completed
 provider calls of ``cells`` planned; ``spent_usd`` reported spend, ``worst_usd`` the plan's worst
-case. Missing is never zero: a rate without a scored cell, and ``p_min``/``sig_arms`` without a
+case; ``identical``, for a run with other fresh runs of its plan, the share of the answers both
+gave that are byte-identical. Missing is never zero: a rate without a scored cell, and ``p_min``/``sig_arms`` without a
 complete subject, are ``null``.
 """
 
@@ -41,7 +42,7 @@ def run_headline(abstraction: dict[str, Any], correctness: dict[str, Any]) -> di
     other_rates = [
         r for r in (_rate(counts, a, "reused", ABSTRACTION.scale) for a in others) if r is not None
     ]
-    return {
+    headline = {
         "simulated": int(bool(run["simulated"])),
         "awaiting": int(run["authorization"] == "awaiting-authorization"),
         "cells": run["cells"],
@@ -58,6 +59,11 @@ def run_headline(abstraction: dict[str, Any], correctness: dict[str, Any]) -> di
         "spent_usd": round(reported, 6),
         "worst_usd": run["worst_case_usd"],
     }
+    compared = abstraction.get("reproduction") or []
+    if compared:  # fresh runs of the same plan: the share of answers byte-identical
+        both = sum(r["both_answered"] for r in compared)
+        headline["identical"] = round(sum(r["identical"] for r in compared) / both, 4)
+    return headline
 
 
 def headlines(reports: dict[str, dict[str, dict[str, Any]]]) -> dict[str, dict[str, Any]]:

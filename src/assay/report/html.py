@@ -294,6 +294,7 @@ def page_context(
         "pooled_runs": [r["run"] for r in costs.get("pooled_runs", [])],
         "headlines": headlines,
         "any_simulated": any(r["simulated"] for r in runs),
+        "all_simulated": all(r["simulated"] for r in runs),
         "awaiting": [r for r in runs if r["authorization"] == "awaiting-authorization"],
         "primary": [primary[r["run"]] for r in runs],
         "secondary": [secondary[r["run"]] for r in runs],

@@ -24,6 +24,11 @@ SIMULATED_BANNER = (
     "> **SIMULATED MODEL.** These answers come from assay's seeded stand-in, not from a language "
     "model. They test the pipeline and are not evidence about any model."
 )
+LOCAL_BANNER = (
+    "> **REAL LOCAL MODEL.** These answers come from {label}: a real open-weight language "
+    "model, run on this machine by assay's local provider, free and offline. It is tiny next to "
+    "the models the seed studies, so the results are evidence about this model only."
+)
 TEST_COLUMNS = [
     "step", "reference_arm", "arm", "complete_subjects", "incomplete_subjects",
     "favouring_reference", "favouring_arm", "ties", "p_value", "p_holm", "significant",
@@ -113,6 +118,7 @@ def build_reports(
     stops = _by_run(rows_of(con, query_text("stops.sql", kind)))
     halts = {row.pop("run"): row for row in rows_of(con, query_text("halts.sql", kind))}
     retries = _by_run(rows_of(con, query_text("retries.sql", kind)))
+    reproduction = _by_run(rows_of(con, query_text("reproduction.sql")))
     # only the abstraction report reads verdicts (the correctness bundle holds none)
     scored_with = {
         row["run"]: row["versions"]
@@ -148,6 +154,7 @@ def build_reports(
                 halts.get(run["run"]),
                 retries.get(run["run"], []),
             ),
+            "reproduction": reproduction.get(run["run"], []),
             "outcome_counts": counts.get(run["run"], []),
             "subjects": subjects.get(run["run"], []),
             "sign_tests": sign_test_rows(comparisons.get(run["run"], []), kind),
@@ -240,6 +247,8 @@ def _header(report: dict[str, Any]) -> list[str]:
     parts = []
     if run["simulated"]:
         parts.append(SIMULATED_BANNER + "\n")
+    if run["local_model"]:
+        parts.append(LOCAL_BANNER.format(label=run["local_model"]) + "\n")
     scored = ", ".join(f"v{v}" for v in run["structure_evaluator"]) or "none"
     parts.append(
         f"Model `{run['model']}` ({run['provider']}), scenario `{run['scenario']}`, {run['repeats']} "
@@ -304,6 +313,7 @@ def render_markdown(report: dict[str, Any]) -> str:
     if note:
         parts.append("\n" + note + "\n")
     parts += _rescoring_section(report) + _adjudication_section(report)
+    parts += reproduction_section(report)
     parts.append("## Outcomes per arm\n")
     parts.append(_table(report["outcome_counts"], ["step", "arm", "outcome", "cells"]))
     parts.append("## Subjects\n")
@@ -311,6 +321,27 @@ def render_markdown(report: dict[str, Any]) -> str:
         _table(report["subjects"], ["step", "subject", "arm", "cells", "complete", "lower_median"])
     )
     return "\n".join(parts)
+
+
+def reproduction_section(report: dict[str, Any]) -> list[str]:
+    """How the run's answers compare with another fresh run of the same plan, byte for byte."""
+    rows = report.get("reproduction") or []
+    if not rows:
+        return []
+    parts = ["## Reproduction: other fresh runs of the same plan\n"]
+    for row in rows:
+        verdict = (
+            "every answer byte-identical"
+            if row["identical"] == row["both_answered"]
+            else f"**{row['both_answered'] - row['identical']} answers differ**"
+        )
+        parts.append(
+            f"`{row['other_run']}` (its plan equals this one apart from the run id): "
+            f"{row['identical']} of the {row['both_answered']} calls both runs answered gave "
+            f"byte-identical text ({verdict}; this run answered {row['answered']} calls, that "
+            f"one {row['other_answered']}).\n"
+        )
+    return parts
 
 
 def multiple_arms_note(report: dict[str, Any]) -> str | None:

@@ -1,0 +1,93 @@
+"""The ``local:`` section of a ``provider: local`` model profile.
+
+Everything here is part of the profile, so of the plan and its hash: the weights' sha256, how
+the prompt is presented (the weights' chat template, or plain completion with a fixed text
+around it), every decoding setting, the threads and the server. The runtime's own identity
+(llama-cpp-python's version and build, the GGUF's metadata) is not declared: the plan stage
+reads it (``assay.local.runtime``) and binds it beside the profile.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, StrictInt, model_validator
+
+from assay.records import Frozen
+
+Sha256 = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
+
+PORT_PLACEHOLDER = "{port}"
+COMMAND_PLACEHOLDERS = ("{port}", "{weights}", "{model}", "{threads}", "{context_tokens}")
+"""What a ``server_command`` may name; the managed server fills them in."""
+
+
+class LocalModel(Frozen):
+    weights_sha256: Sha256
+    """The GGUF file's sha256: checked by the plan stage and again by the server before it
+    loads the file; a file with another hash is never used."""
+    weights: str | None = None
+    """The GGUF file, or a model folder for a ``server_command`` that reads one (vLLM; its
+    sha256 is then the folder's digest, ``python -m assay.local.weights --digest PATH``);
+    ``None``: ``<models cache>/<weights_sha256>/`` (``scripts/setup`` puts the packaged models
+    there; ``assay.local.weights``)."""
+    prompting: Literal["chat", "completion"] = "chat"
+    """``chat``: the prompt is the user message, formatted by the weights' own chat template
+    (a model without one is refused). ``completion``: plain text completion, for base models:
+    the model continues ``prompt + prompt_suffix + answer_prefix``."""
+    prompt_suffix: str = ""
+    """``completion`` only: fixed text after the rendered prompt (the same for every cell)."""
+    answer_prefix: str = ""
+    """``completion`` only: the start of the answer, given to the model after the prompt and
+    recorded as the start of its reply (the reply is ``answer_prefix`` + what it generated)."""
+    stop: tuple[str, ...] = ()
+    """Generation ends before the first of these strings (not included in the reply)."""
+    extra_body: dict[str, Any] = Field(default_factory=dict)
+    """Further fields of every request, for a ``server_command`` that reads them (llama.cpp's
+    ``cache_prompt: false``, vLLM's ``top_k``); part of the plan like every other setting."""
+    seed: StrictInt = 0
+    """The sampler's seed (greedy decoding, ``temperature: 0``, does not use it)."""
+    threads: StrictInt = Field(default=1, ge=1, le=256)
+    """CPU threads for prompt and generation. One keeps generation steady beside other work on
+    a small machine; OpenMP threads wait passively either way (``assay.local.managed``)."""
+    batch_tokens: StrictInt = Field(default=512, ge=1, le=65_536)
+    """Prompt tokens evaluated per batch (llama.cpp ``n_batch``)."""
+    gpu_layers: StrictInt = Field(default=0, ge=-1)
+    """Layers offloaded to a GPU (-1: all); needs a llama-cpp-python built with a GPU backend."""
+    server_command: tuple[str, ...] | None = None
+    """Another OpenAI-compatible server to manage instead of assay's own (llama.cpp's
+    ``llama-server``, vLLM): its command line, with ``{port}`` and optionally ``{weights}``,
+    ``{model}``, ``{threads}``, ``{context_tokens}`` filled in. ``None``: assay's own server
+    (``python -m assay.local.server``)."""
+    runtime_version: str | None = None
+    """With ``server_command`` only: the server's version as you installed it (bound into the
+    plan beside the executable's sha256)."""
+    startup_timeout_seconds: float = Field(default=120.0, gt=0, le=3600)
+    """How long the server may take to load the weights and answer its health check."""
+
+    @model_validator(mode="after")
+    def _consistent(self) -> LocalModel:
+        if self.prompting == "chat" and (self.prompt_suffix or self.answer_prefix):
+            raise ValueError(
+                "prompt_suffix and answer_prefix frame a plain completion: set prompting: "
+                "completion, or remove them (a chat model's template frames the prompt)"
+            )
+        if self.server_command is None:
+            if self.runtime_version is not None:
+                raise ValueError(
+                    "runtime_version describes a server_command; assay's own server reports "
+                    "its runtime itself: remove runtime_version"
+                )
+            return self
+        if not self.server_command or not any(
+            PORT_PLACEHOLDER in part for part in self.server_command
+        ):
+            raise ValueError(
+                f"server_command must pass the port it is given: put {PORT_PLACEHOLDER} in it"
+            )
+        if not self.runtime_version:
+            raise ValueError(
+                "a server_command needs runtime_version (the server's version, e.g. 'llama.cpp "
+                "b6500' or 'vllm 0.11.0'): the plan binds it"
+            )
+        return self

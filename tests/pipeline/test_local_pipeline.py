@@ -1,0 +1,165 @@
+"""The real local model through real `dvc repro`: the default study's two fresh runs of the tiny
+Gemma on v1 (the shared study: two subjects, one repeat), and a server killed mid-run.
+
+- the plan binds the weights' sha256, the runtime's version and build and every decoding
+  setting; the send stage started a server for each run and the answers carry its fingerprint;
+- verdicts and correctness come from the real answers; the reports say REAL LOCAL MODEL, never
+  SIMULATED; the two runs' byte-identity is reported (Markdown, page, metrics.json);
+- a server killed mid-run halts its run, the send stage fails saying the next `dvc repro` sends
+  the unanswered calls, and that one sends only those: nothing answered is sent again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import time
+from collections import Counter
+from pathlib import Path
+
+import psutil
+import pyarrow.parquet as pq
+import pytest
+import yaml
+
+from assay.local.runtime import fingerprint
+from tests.conftest import Repo
+from tests.study import Study
+
+pytestmark = [pytest.mark.dvc, pytest.mark.docker]
+
+GEMMA = "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818"
+RUNS = ("gemma-270m-v1", "gemma-270m-v1-again")
+PREFIX = "```python\ndef implement("
+
+
+def _rows(repo: Repo, path: str) -> list[dict]:
+    return pq.read_table(repo.path / path).to_pylist()
+
+
+def _ledger_records(repo: Repo, run: str) -> list[dict]:
+    (ledger,) = (repo.path / "ledger" / run).glob("*/ledger.jsonl")
+    return [json.loads(line) for line in ledger.read_text().splitlines() if line.strip()]
+
+
+def test_the_plan_binds_the_weights_runtime_and_decoding(study: Study) -> None:
+    plan = json.loads(study.read(f"data/plan/{RUNS[0]}/plan.json"))
+    local = plan["model"]["local"]
+    assert plan["model"]["provider"] == "local"
+    assert local["weights_sha256"] == GEMMA == plan["runtime"]["weights_sha256"]
+    assert plan["runtime"]["runtime"] == "llama-cpp-python 0.3.36"
+    assert "AVX2 = 1" in plan["runtime"]["build"]
+    assert plan["runtime"]["weights_bytes"] == 253_113_024
+    assert plan["runtime"]["chat_template_sha256"] is None  # a base model: plain completion
+    assert local["prompting"] == "completion" and local["answer_prefix"] == PREFIX
+    assert plan["model"]["temperature"] == 0.0 and local["threads"] == 1
+    assert plan["budget"]["paid"] is False
+    other = json.loads(study.read(f"data/plan/{RUNS[1]}/plan.json"))
+    assert {**other, "run": plan["run"]} == plan  # the same plan apart from its run id
+
+
+def test_answers_are_real_and_scored_from_the_real_text(study: Study) -> None:
+    repo = study.repo
+    plan = json.loads(study.read(f"data/plan/{RUNS[0]}/plan.json"))
+    for run in RUNS:
+        cells = _rows(repo, f"data/execute/{run}/cells.parquet")
+        assert cells and {c["status"] for c in cells} == {"completed"}
+        assert {c["served_model"] for c in cells} == {"gemma-3-270m-q4_k_m"}
+        assert {c["served_provider"] for c in cells} == {fingerprint(plan["runtime"])}
+        assert all(c["text"].startswith(PREFIX) for c in cells)
+        assert all(0 < c["completion_tokens"] <= 128 for c in cells)
+        log = study.read(f"data/send/{run}/server.log")
+        assert log.count("POST /v1/completions") == len(cells)
+        verdicts = _rows(repo, f"data/structure/{run}/verdicts.parquet")
+        assert {v["cell_id"] for v in verdicts} == {c["cell_id"] for c in cells}
+        correctness = _rows(repo, f"data/correctness/{run}/correctness.parquet")
+        assert len(correctness) == len(cells)
+        report = study.read(f"data/report/runs/{run}/abstraction.md")
+        assert "REAL LOCAL MODEL" in report and "Gemma 3 270m, 270M parameters" in report
+        assert "SIMULATED" not in report
+
+
+def test_two_fresh_runs_of_one_plan_report_their_byte_identity(study: Study) -> None:
+    repo = study.repo
+    texts = [
+        {
+            (c["cell_id"], c["step"]): c["text"]
+            for c in _rows(repo, f"data/execute/{r}/cells.parquet")
+        }
+        for r in RUNS
+    ]
+    identical = sum(texts[0][key] == texts[1].get(key) for key in texts[0])
+    calls = len(texts[0])
+    report = study.read(f"data/report/runs/{RUNS[0]}/abstraction.md")
+    assert (
+        f"`{RUNS[1]}` (its plan equals this one apart from the run id): {identical} of the "
+        f"{calls} calls both runs answered gave byte-identical text" in report
+    )
+    metrics = json.loads(study.read("reports/metrics.json"))
+    assert metrics[RUNS[0]]["identical"] == round(identical / calls, 4)
+    assert "identical" not in metrics["sim-follower-v1"]
+    page = study.read("data/report/index.html")
+    assert (
+        "real local model" in page and f"byte-identical to those of <code>{RUNS[1]}</code>" in page
+    )
+    assert identical == calls  # greedy decoding, a fresh context per call: the same bytes
+
+
+def _server_of(repo: Repo, timeout: float = 300) -> psutil.Process:
+    """The local model's server a `dvc repro` in ``repo`` started."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for process in psutil.process_iter(["cmdline", "cwd"]):
+            cmdline = process.info["cmdline"] or []
+            if "assay.local.server" in cmdline and process.info["cwd"] == str(repo.path):
+                return process
+        time.sleep(0.2)
+    raise AssertionError("no local model server started")
+
+
+def test_a_killed_server_halts_the_run_and_nothing_answered_is_sent_again(
+    study_copy: Repo,
+) -> None:
+    repo, run = study_copy, "gemma-270m-v1-killed"
+    params = yaml.safe_load(repo.read("params.yaml"))
+    params["runs"][run] = {**params["runs"][RUNS[0]], "repeats": 2}
+    repo.write("params.yaml", yaml.safe_dump(params, sort_keys=False))
+
+    dvc = repo.dvc_process("repro")
+    server = _server_of(repo)
+    ledger_dir = repo.path / "ledger" / run
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:  # kill it once one call is answered, mid-way through
+        if any('"type":"outcome"' in f.read_text() for f in ledger_dir.glob("*/ledger.jsonl")):
+            break
+        time.sleep(0.1)
+    os.kill(server.pid, signal.SIGKILL)
+    output, _ = dvc.communicate(timeout=1200)
+    assert dvc.returncode != 0, output
+    assert f"run {run!r}" in output and "calls of this free run were not answered" in output
+    assert "local-server-exited" in output
+    before = _ledger_records(repo, run)
+    answered_before = {
+        r["key"] for r in before if r["type"] == "outcome" and r["status"] == "completed"
+    }
+    failed = [r for r in before if r["type"] == "outcome" and r["status"] != "completed"]
+    assert answered_before and len(failed) == 1 and failed[0]["reason"] == "local-server-exited"
+    assert any(r["type"] == "halt" for r in before)
+    planned = 2 * 2 * 2  # two subjects x two arms x two repeats
+
+    done = repo.dvc("repro", timeout=1200)
+    assert "execute@" + run in done.stdout
+    after = _ledger_records(repo, run)
+    intents = Counter(r["key"] for r in after if r["type"] == "intent")
+    completed = {r["key"] for r in after if r["type"] == "outcome" and r["status"] == "completed"}
+    assert len(completed) == planned
+    assert all(intents[key] == 1 for key in answered_before)  # never sent again
+    assert intents[failed[0]["key"]] == 2  # the call in flight, sent again (free) and recorded
+    assert sum(intents.values()) == planned + 1
+    cells = {c["cell_id"]: c for c in _rows(repo, f"data/execute/{run}/cells.parquet")}
+    assert cells[failed[0]["key"].split("#")[0]]["attempts"] == 2
+    assert "Calls that took more than one attempt" in repo.read(
+        f"data/report/runs/{run}/abstraction.md"
+    )
+    assert not list(Path(repo.path / "data" / "send" / run).glob("*.partial"))
