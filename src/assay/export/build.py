@@ -216,9 +216,9 @@ def _write_bundle(
     return len(shared) + len(own) + 2
 
 
-BESIDE_THE_BUNDLE = ("rescoring", "adjudication")
+BESIDE_THE_BUNDLE = ("rescoring", "adjudication", "reproduction")
 """Sections of the pipeline's run report built from evidence no bundle holds (every structure
-version's verdicts, the human adjudication file). They are reported beside the preregistered
+version's verdicts, the human adjudication file, another fresh run of the same plan). They are reported beside the preregistered
 result, never inside it, so a bundle's report is compared with the pipeline's without them."""
 
 

@@ -11,7 +11,8 @@ provider refuses an answer whose fingerprint is not the plan's.
 Endpoints: ``GET /v1/models`` (the one model, with its identity), ``POST /v1/completions``
 (plain completion: ``prompt``) and ``POST /v1/chat/completions`` (``messages``, formatted by
 the weights' chat template; refused for weights without one). Request fields read:
-``model``, ``prompt``/``messages``, ``max_tokens``, ``temperature``, ``seed``, ``stop``. A
+``model``, ``prompt``/``messages``, ``max_tokens``, ``temperature``, ``seed``, ``stop``,
+``repeat_penalty``. A
 request for another model, or a malformed one, is answered 4xx with an OpenAI-style error.
 
 It dies with the process that started it (``assay.local.orphan``), so a killed send stage
@@ -132,6 +133,7 @@ class LocalModelServer:
         temperature = request.get("temperature", 0.0)
         seed = request.get("seed", 0)
         stop = request.get("stop") or []
+        repeat_penalty = request.get("repeat_penalty", 1.0)
         if not isinstance(max_tokens, int) or max_tokens < 1:
             raise RequestError(400, "max_tokens must be a positive integer")
         if not isinstance(temperature, int | float) or temperature < 0:
@@ -140,7 +142,15 @@ class LocalModelServer:
             raise RequestError(400, "seed must be an integer")
         if not isinstance(stop, list) or not all(isinstance(s, str) for s in stop):
             raise RequestError(400, "stop must be a list of strings")
-        return {"max_tokens": max_tokens, "temperature": temperature, "seed": seed, "stop": stop}
+        if not isinstance(repeat_penalty, int | float) or repeat_penalty < 1:
+            raise RequestError(400, "repeat_penalty must be a number >= 1")
+        return {
+            "max_tokens": max_tokens,
+            "temperature": temperature,
+            "seed": seed,
+            "stop": stop,
+            "repeat_penalty": float(repeat_penalty),
+        }
 
     def _fresh_context(self) -> None:
         """Forget every earlier token: no prefix of the last prompt is reused."""

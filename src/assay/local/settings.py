@@ -45,6 +45,10 @@ class LocalModel(Frozen):
     extra_body: dict[str, Any] = Field(default_factory=dict)
     """Further fields of every request, for a ``server_command`` that reads them (llama.cpp's
     ``cache_prompt: false``, vLLM's ``top_k``); part of the plan like every other setting."""
+    repeat_penalty: float = Field(default=1.0, ge=1.0, le=2.0)
+    """llama.cpp's penalty on tokens of the last 64 (1: off). Greedy decoding of a tiny model
+    loops on a line until the token limit without it; applied before the argmax, so decoding
+    stays deterministic."""
     seed: StrictInt = 0
     """The sampler's seed (greedy decoding, ``temperature: 0``, does not use it)."""
     threads: StrictInt = Field(default=1, ge=1, le=256)

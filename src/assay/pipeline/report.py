@@ -25,7 +25,7 @@ from assay.report.costs import build_costs, write_costs
 from assay.report.database import connect
 from assay.report.headline import headlines
 from assay.report.html import page_context, write_dvc_plots_template, write_page
-from assay.report.primary import build_all, write_reports
+from assay.report.primary import build_all, reproductions, write_reports
 from assay.report.provenance import Provenance
 from assay.report.provenance import provenance as find_provenance
 from assay.report.rescore import build_rescore_reports, write_rescore_reports
@@ -116,7 +116,10 @@ def write_all(
             adjudicated = build_adjudicated(con, entries, adjudications)
         else:
             adjudicated = {}
+        reproduced = reproductions(con)
         for name, report in reports["abstraction"].items():
+            if name in reproduced:
+                report["reproduction"] = reproduced[name]
             if name in rescored:
                 report["rescoring"] = rescore_headlines(rescored[name])
             if name in adjudicated:

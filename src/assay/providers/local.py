@@ -49,6 +49,8 @@ def request_body(profile: ModelProfile, prompt: str) -> dict[str, Any]:
         "seed": local.seed,
         "stream": False,
     }
+    if local.repeat_penalty != 1.0:
+        body["repeat_penalty"] = local.repeat_penalty
     if local.stop:
         body["stop"] = list(local.stop)
     return body | local.extra_body

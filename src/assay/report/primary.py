@@ -118,7 +118,6 @@ def build_reports(
     stops = _by_run(rows_of(con, query_text("stops.sql", kind)))
     halts = {row.pop("run"): row for row in rows_of(con, query_text("halts.sql", kind))}
     retries = _by_run(rows_of(con, query_text("retries.sql", kind)))
-    reproduction = _by_run(rows_of(con, query_text("reproduction.sql")))
     # only the abstraction report reads verdicts (the correctness bundle holds none)
     scored_with = {
         row["run"]: row["versions"]
@@ -154,7 +153,6 @@ def build_reports(
                 halts.get(run["run"]),
                 retries.get(run["run"], []),
             ),
-            "reproduction": reproduction.get(run["run"], []),
             "outcome_counts": counts.get(run["run"], []),
             "subjects": subjects.get(run["run"], []),
             "sign_tests": sign_test_rows(comparisons.get(run["run"], []), kind),
@@ -321,6 +319,13 @@ def render_markdown(report: dict[str, Any]) -> str:
         _table(report["subjects"], ["step", "subject", "arm", "cells", "complete", "lower_median"])
     )
     return "\n".join(parts)
+
+
+def reproductions(con: duckdb.DuckDBPyConnection) -> dict[str, list[dict[str, Any]]]:
+    """Per run, how its answers compare with each other fresh run of the same plan (runs whose
+    plans are equal apart from the run id), byte for byte. Built from another run's evidence,
+    so reported beside the run's report (``export.build.BESIDE_THE_BUNDLE``)."""
+    return _by_run(rows_of(con, query_text("reproduction.sql")))
 
 
 def reproduction_section(report: dict[str, Any]) -> list[str]:
