@@ -83,6 +83,8 @@ def run_study(target: Path) -> Study:
     params = quick_study(repo)
     repo.env = {
         **repo.env,
+        "ASSAY_MEMO": "on",  # as a user's study runs: the self-test's results answer cells
+        "ASSAY_MEMO_DIR": str(target / "memo"),
         "ASSAY_TEST_AUDIT": str(audit),
         "PYTHONPATH": f"{AUDIT_SITE}{os.pathsep}{repo.env['PYTHONPATH']}",
     }

@@ -5,7 +5,9 @@
 * the Python tools (radon, complexipy, lizard, grimp) run in-process in a pool of ``workers``
   processes, with per-file results cached; mypy runs through its API in the same workers with
   a warm per-worker cache, many single-module repositories per build (see ``mypy_tool``);
-* ruff and jscpd each run once over the whole tree (one process each) while the pool works.
+* ruff and jscpd each run once over the whole tree (one process each) while the pool works;
+* a unit measured before with the same files, change and tool versions is not measured again
+  (:mod:`assay.memo`; only units every tool measured are remembered).
 
 ``measure`` may be called from several threads of one process at once (a Dask worker runs two
 measure tasks side by side): mypy's API keeps process-wide state (two builds at once end in
@@ -23,6 +25,7 @@ from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor, 
 from pathlib import Path
 
 from assay.change import ChangeError, describe_change
+from assay.memo import Memo, code_digest, key_of
 from assay.metrics import in_process, jscpd_tool, mypy_tool, ruff_tool
 from assay.metrics.records import MeasureItem, Measurement, ToolResult
 from assay.metrics.rows import rows_for
@@ -112,13 +115,26 @@ def measure(items: Sequence[MeasureItem], *, workers: int = 2) -> list[Measureme
     before_units, before_of, after_of = plan_units(items)
     after_units = {u.unit_id: u for u in after_of.values() if isinstance(u, Unit)}
     units = before_units + list(after_units.values())
-    with tempfile.TemporaryDirectory(prefix="assay-measure-") as scratch:
-        work = Path(scratch)
-        root = work / REPOSITORIES
-        for unit in units:
-            write_unit(root, unit)
-        (work / MYPY_CONFIG).write_text(mypy_tool.EMPTY_CONFIG, encoding="utf-8")
-        results = _measure_units(units, work, workers)
+    memo = Memo("metrics")
+    keys = {unit.unit_id: unit_key(unit, versions) for unit in units} if memo.enabled else {}
+    results = {
+        unit_id: remembered
+        for unit_id, key in keys.items()
+        if (remembered := _recalled(memo.get(key))) is not None
+    }
+    todo = [unit for unit in units if unit.unit_id not in results]
+    if todo:
+        with tempfile.TemporaryDirectory(prefix="assay-measure-") as scratch:
+            work = Path(scratch)
+            root = work / REPOSITORIES
+            for unit in todo:
+                write_unit(root, unit)
+            (work / MYPY_CONFIG).write_text(mypy_tool.EMPTY_CONFIG, encoding="utf-8")
+            measured = _measure_units(todo, work, workers)
+        for unit_id, by_tool in measured.items():
+            if keys and all(result.missing_reason is None for result in by_tool.values()):
+                memo.put(keys[unit_id], {t: r.model_dump(mode="json") for t, r in by_tool.items()})
+        results |= measured
     rows: list[Measurement] = []
     for item in items:
         after = after_of[item.cell_id]
@@ -127,6 +143,27 @@ def measure(items: Sequence[MeasureItem], *, workers: int = 2) -> list[Measureme
             rows_for(item.cell_id, results[before_of[item.repo_key]], after_results, versions)
         )
     return rows
+
+
+def unit_key(unit: Unit, versions: dict[str, str]) -> str:
+    """What decides a unit's metrics: its files, where the change landed, the tools' versions
+    (not its id, which only names it within one measurement)."""
+    return key_of(
+        {
+            "unit": unit.model_dump(mode="json", exclude={"unit_id"}),
+            "tools": versions,
+            "code": code_digest(Path(__file__).parent, jscpd_tool.TOOLS_DIR / "jscpd-batch.js"),
+        }
+    )
+
+
+def _recalled(found: object) -> dict[str, ToolResult] | None:
+    if not isinstance(found, dict):
+        return None
+    try:
+        return {tool: ToolResult.model_validate(result) for tool, result in found.items()}
+    except ValueError:
+        return None
 
 
 def _measure_units(units: list[Unit], work: Path, workers: int) -> dict[str, dict[str, ToolResult]]:

@@ -19,7 +19,9 @@ to ``placements.parquet`` beside the rows, never into them. Per cell, in order:
 - otherwise the candidate runs in the sandbox against every vector of its task, and the row
   carries the :class:`~assay.sandbox.results.CorrectnessResult` (``correct``, ``incorrect`` or
   ``evaluator-failure``) with its per-case outcomes. Cells with the same source in the same
-  arm share one evaluation (the request, and so the result, is the same).
+  arm share one evaluation (the request, and so the result, is the same), and a request
+  evaluated before (the self-test's references, another run's identical answer) is not
+  evaluated again (:mod:`assay.memo`; its placement says ``memo``).
 
 Rows keep case indexes, outcome codes, exception type names, each case's input and expected
 value, and, in the ``unpublished_…`` columns (``evidence.UNPUBLISHED_COLUMNS``), the wrong value
@@ -182,7 +184,12 @@ def run(run_id: str, params: Params) -> list[CorrectnessRow]:
             )
             return [Placed(evaluator_failure(reason), LOCAL) for _ in requests]
         return evaluate_placed(
-            requests, compute, image, archive=evidence.image_archive(kind), description=description
+            requests,
+            compute,
+            image,
+            archive=evidence.image_archive(kind),
+            description=description,
+            recall=True,
         )
 
     rows, placements = placed_correctness_rows(

@@ -1,0 +1,58 @@
+"""Sandbox results remembered across stages and runs (assay.memo): the correctness stage takes
+a remembered verdict for a request evaluated before on this engine, byte for byte the same row;
+the self-test never does; missing evidence is never remembered."""
+
+from __future__ import annotations
+
+import pytest
+
+from assay.compute.sandbox import MEMO, evaluate_placed
+from assay.compute.placed import LOCAL
+from assay.params import Compute
+from assay.pipeline.correctness import placed_correctness_rows
+from tests.compute.compute_testkit import reference_candidates
+
+pytestmark = pytest.mark.docker
+
+
+@pytest.fixture
+def memo_dir(tmp_path, monkeypatch):
+    monkeypatch.delenv("ASSAY_MEMO", raising=False)
+    monkeypatch.setenv("ASSAY_MEMO_DIR", str(tmp_path / "memo"))
+    return tmp_path / "memo"
+
+
+def test_correctness_takes_a_remembered_verdict_and_the_self_test_never_does(
+    v1, sandbox_image, memo_dir
+):
+    subject = v1.subjects[0]
+    v1_one = v1.model_copy(update={"subjects": (subject,)})
+    candidates = reference_candidates(v1_one)
+
+    def rows(recall: bool):
+        return placed_correctness_rows(
+            candidates, v1_one, sandbox_image,
+            lambda requests: evaluate_placed(requests, Compute(), sandbox_image, recall=recall),
+        )  # fmt: skip
+
+    first, first_placed = rows(recall=False)  # what the self-test does: evaluate, remember
+    assert {p.worker for p in first_placed} == {LOCAL}
+    assert len(list(memo_dir.rglob("*.json"))) == len(candidates)
+    again, again_placed = rows(recall=True)
+    assert again == first
+    assert {p.worker for p in again_placed} == {MEMO}
+    selftest, selftest_placed = rows(recall=False)
+    assert selftest == first and {p.worker for p in selftest_placed} == {LOCAL}
+
+
+def test_an_evaluator_failure_is_never_remembered(v1, memo_dir):
+    subject = v1.subjects[0]
+    v1_one = v1.model_copy(update={"subjects": (subject,)})
+    missing_image = "sha256:" + "0" * 64
+    candidates = reference_candidates(v1_one)[:1]
+    rows, placed = placed_correctness_rows(
+        candidates, v1_one, missing_image,
+        lambda requests: evaluate_placed(requests, Compute(), missing_image, recall=True),
+    )  # fmt: skip
+    assert rows[0].status == "evaluator-failure" and rows[0].reason == "image-missing"
+    assert not list(memo_dir.rglob("*.json"))
