@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from assay.compute.sandbox import MEMO, evaluate_placed
 from assay.compute.placed import LOCAL
+from assay.compute.sandbox import MEMO, evaluate_placed
 from assay.params import Compute
 from assay.pipeline.correctness import placed_correctness_rows
 from tests.compute.compute_testkit import reference_candidates
@@ -50,7 +50,7 @@ def test_an_evaluator_failure_is_never_remembered(v1, memo_dir):
     v1_one = v1.model_copy(update={"subjects": (subject,)})
     missing_image = "sha256:" + "0" * 64
     candidates = reference_candidates(v1_one)[:1]
-    rows, placed = placed_correctness_rows(
+    rows, _ = placed_correctness_rows(
         candidates, v1_one, missing_image,
         lambda requests: evaluate_placed(requests, Compute(), missing_image, recall=True),
     )  # fmt: skip
