@@ -12,6 +12,9 @@
 4. ``dvc repro`` three more times with nothing changed (no stage may run): the no-op figure,
    best and median; and ``dvc status`` the same way, for what DVC's check of every stage costs.
 
+The study starts from an empty memo of results (``ASSAY_MEMO_DIR`` in the temporary folder,
+``assay.memo``), as on a machine that never ran one.
+
 ``--fresh-engine`` runs the study against a private Docker engine with an empty data root, so
 the sandbox image is really built (``docker import`` of the cached debootstrap root filesystem,
 then ``docker build``); without it the shared engine's image is reused. The machine's load
@@ -102,6 +105,10 @@ def main() -> None:
         return
     work = Path(tempfile.mkdtemp(prefix="assay-study-"))
     clone = args.keep or work / "clone"
+    # an empty memo, as on a machine that never ran a study: nothing remembered from an earlier
+    # run answers a cell (assay.memo); within the study, the self-test's results do
+    base_env.pop("ASSAY_MEMO", None)
+    base_env["ASSAY_MEMO_DIR"] = str(work / "memo")
     print(f"load before           {_load()}")
     try:
         with contextlib.ExitStack() as stack:
