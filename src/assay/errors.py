@@ -7,6 +7,7 @@ provider fault, a failed pre-flight check) are values, not exceptions.
 
     AssayError ─┬─ InputError ─────────┬─ ParamsError           params.yaml           fix the named key
                 │  (ValueError)        ├─ FixtureError          fixtures/             fix the named file
+                │                      ├─ ManipulationError     fixtures/ arms        fix the named lines
                 │                      ├─ ProviderConfigError   profile / environment fix the profile or key
                 │                      ├─ WeightsError          local model weights   fix the path or run setup
                 │                      └─ UsageError            `assay` arguments     exit 2, as argparse
@@ -24,7 +25,8 @@ provider fault, a failed pre-flight check) are values, not exceptions.
                    (ValueError)                                   metrics engine, where it becomes a missing value
 
 The families live here; each member lives beside the code that raises it (``ParamsError`` in
-``assay.params``, ``FixtureError`` in ``assay.fixtures.errors``, ``SnapshotError`` in
+``assay.params``, ``FixtureError`` in ``assay.fixtures.errors``, ``ManipulationError`` in
+``assay.fixtures.manipulation``, ``SnapshotError`` in
 ``assay.snapshot``, ``WeightsError`` in ``assay.local.weights``, …). ``SandboxCancelled``
 (``assay.sandbox.runner``) is a ``BaseException`` on purpose: a cancellation, not an error.
 """

@@ -3,7 +3,8 @@
 One stage realises every scenario of ``params.yaml``: each already re-ran on any fixture edit
 (they all read ``fixtures/`` and ``subject_subset``), and a scenario whose realisation is
 unchanged keeps its bytes, so what reads it does not re-run. Every scenario is realised, and so
-checked, before the first is written.
+checked, before the first is written: its declarations, and that its arms differ only where the
+scenario says they may (:mod:`assay.fixtures.manipulation`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from assay.evidence import SubjectRow
 from assay.fixtures.codebase import SCENARIO_NAMES as CODEBASE_SCENARIOS
 from assay.fixtures.codebase import SubjectProvenance
 from assay.fixtures.codebase import build as build_codebase_scenario
+from assay.fixtures.manipulation import ManipulationError
+from assay.fixtures.manipulation import problems as manipulation_problems
 from assay.fixtures.model import Scenario
 from assay.fixtures.scenarios import fixture_sources, load_scenario
 from assay.params import Params, ParamsError
@@ -86,5 +89,8 @@ def write(realised: Realised) -> None:
 
 def run(params: Params) -> None:
     realised = [realise(name, params) for name in params.scenarios]
+    broken = [line for each in realised for line in manipulation_problems(each.scenario)]
+    if broken:
+        raise ManipulationError(broken)
     for each in realised:
         write(each)
