@@ -14,6 +14,7 @@ from typing import Any
 
 from assay.digest import sha256_hex
 from assay.evidence.plan import (
+    BYTES_PER_TOKEN,
     AnalysisPlan,
     Budget,
     Plan,
@@ -57,8 +58,10 @@ def tool_versions() -> dict[str, str]:
     return versions
 
 
-def _budget(profile: ModelProfile, requests: int) -> Budget:
-    """Reservations round up and the ceiling down, in integer nano-USD."""
+def _budget(profile: ModelProfile, request_bytes: list[int]) -> Budget:
+    """Reservations round up and the ceiling down, in integer nano-USD. ``request_bytes``: the
+    size of every request the plan may send, in schedule order."""
+    requests = len(request_bytes)
     if profile.is_free:
         return Budget(
             paid=False,
@@ -70,6 +73,9 @@ def _budget(profile: ModelProfile, requests: int) -> Budget:
         )
     reservation = nano_up(profile.reservation)
     admitted = min(requests, nano_down(profile.ceiling_usd) // reservation)
+    tokens = sum(-(-size // BYTES_PER_TOKEN) for size in request_bytes[:admitted])
+    caps = profile.price_caps
+    expected = (tokens * caps.prompt + admitted * profile.max_output_tokens * caps.completion) / 1e6
     return Budget(
         paid=True,
         ceiling_usd=profile.ceiling_usd,
@@ -77,6 +83,8 @@ def _budget(profile: ModelProfile, requests: int) -> Budget:
         requests=requests,
         admitted_requests=admitted,
         worst_case_usd=admitted * reservation / NANO,
+        expected_prompt_tokens=tokens,
+        expected_usd=round(expected, 6),
     )
 
 
@@ -122,7 +130,12 @@ def build_plan(
                 ),
             )
         )
-    requests = sum(c.steps for c in cells if c.excluded is None)
+    sizes = [
+        prompts[(c.subject, c.arm)].request_bytes
+        for c in cells
+        if c.excluded is None
+        for _ in range(c.steps)
+    ]
     return Plan(
         run=run_id,
         scenario=scenario.name,
@@ -133,7 +146,7 @@ def build_plan(
         repeats=run.repeats,
         schedule=schedule_name,
         model=profile,
-        budget=_budget(profile, requests),
+        budget=_budget(profile, sizes),
         cells=tuple(cells),
         analysis=analysis,
         sandbox=dict(sandbox or {}),
@@ -167,6 +180,12 @@ def summary(plan: Plan) -> str:
             f"reservation    ${plan.budget.reservation_usd:.4f} per request, never refunded",
             f"ceiling        ${plan.budget.ceiling_usd:.2f}: {plan.budget.admission_text()}",
             f"worst case     ${plan.budget.worst_case_usd:.2f}",
+            (
+                f"expected       about ${plan.budget.expected_usd:.4f}: "
+                f"{plan.budget.expected_prompt_tokens:,} prompt tokens estimated from the "
+                f"requests' sizes, every answer at {plan.model.max_output_tokens:,} tokens, at the "
+                "price caps (an estimate; the reservation is what admission counts)"
+            ),
         ]
         if plan.budget.partial:
             lines.append(

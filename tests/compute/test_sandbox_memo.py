@@ -1,6 +1,7 @@
-"""Sandbox results remembered across stages and runs (assay.memo): the correctness stage takes
-a remembered verdict for a request evaluated before on this engine, byte for byte the same row;
-the self-test never does; missing evidence is never remembered."""
+"""Sandbox results remembered across stages and runs (assay.memo): with recall, a request
+evaluated before on this engine is not evaluated again and gives byte for byte the same row;
+without it (the self-test's known-wrong implementation) it is evaluated again; missing evidence
+is never remembered."""
 
 from __future__ import annotations
 
@@ -22,9 +23,7 @@ def memo_dir(tmp_path, monkeypatch):
     return tmp_path / "memo"
 
 
-def test_correctness_takes_a_remembered_verdict_and_the_self_test_never_does(
-    v1, sandbox_image, memo_dir
-):
+def test_a_remembered_verdict_is_taken_only_with_recall(v1, sandbox_image, memo_dir):
     subject = v1.subjects[0]
     v1_one = v1.model_copy(update={"subjects": (subject,)})
     candidates = reference_candidates(v1_one)
@@ -35,14 +34,14 @@ def test_correctness_takes_a_remembered_verdict_and_the_self_test_never_does(
             lambda requests: evaluate_placed(requests, Compute(), sandbox_image, recall=recall),
         )  # fmt: skip
 
-    first, first_placed = rows(recall=False)  # what the self-test does: evaluate, remember
+    first, first_placed = rows(recall=False)  # evaluated, and remembered
     assert {p.worker for p in first_placed} == {LOCAL}
     assert len(list(memo_dir.rglob("*.json"))) == len(candidates)
     again, again_placed = rows(recall=True)
     assert again == first
     assert {p.worker for p in again_placed} == {MEMO}
-    selftest, selftest_placed = rows(recall=False)
-    assert selftest == first and {p.worker for p in selftest_placed} == {LOCAL}
+    fresh, fresh_placed = rows(recall=False)
+    assert fresh == first and {p.worker for p in fresh_placed} == {LOCAL}
 
 
 def test_an_evaluator_failure_is_never_remembered(v1, memo_dir):

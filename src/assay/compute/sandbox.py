@@ -2,9 +2,10 @@
 names (:mod:`~assay.compute.sandbox_cluster`), gathered in request order.
 
 Every ``correct`` or ``incorrect`` result is remembered under the digest of its request, the
-sandbox policy version and the Docker engine (:mod:`assay.memo`). The correctness stage
-(``recall=True``) takes a remembered result instead of evaluating the same request again (its
-placement says ``memo``); the self-test never does: it exists to show the sandbox works now.
+sandbox policy version and the Docker engine (:mod:`assay.memo`). With ``recall=True`` a
+remembered result is taken instead of evaluating the same request again (the correctness
+stage: its placement says ``memo``; the self-test, for the references only: its known-wrong
+implementation always runs, to show the sandbox works now).
 
 Dask is imported only when a cluster is named: it adds about 0.4 s to the start of every
 self-test and correctness stage, which run locally by default.

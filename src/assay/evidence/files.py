@@ -229,6 +229,7 @@ def read_runs(data: Path = paths.DATA) -> list[RunRow]:
                 requests=plan.budget.requests,
                 admitted_requests=plan.budget.admitted_requests,
                 worst_case_usd=plan.budget.worst_case_usd,
+                expected_usd=plan.budget.expected_usd,
                 preregistered_structure_evaluator=plan.analysis.structure_evaluator,
                 preregistered_extraction=plan.analysis.extraction,
             )

@@ -47,6 +47,11 @@ class PlannedCell(Frozen):
     """Why the plan will never send this cell (for example ``request-over-cap``)."""
 
 
+BYTES_PER_TOKEN = 3
+"""For the expected spend only: code and English prose run 3-4 bytes a token in the tokenizers
+of the models this study uses, so 3 errs high."""
+
+
 class Budget(Frozen):
     paid: bool
     ceiling_usd: float
@@ -56,6 +61,13 @@ class Budget(Frozen):
     admitted_requests: int = Field(ge=0)
     """Requests the ceiling admits at one reservation each (all of them for a free plan)."""
     worst_case_usd: float
+    expected_prompt_tokens: int = Field(default=0, ge=0)
+    """The admitted requests' prompt tokens as estimated from their sizes (one token per
+    ``BYTES_PER_TOKEN`` bytes of the request body; a chain's later steps counted as its first)."""
+    expected_usd: float = 0.0
+    """What the admitted requests are expected to cost at the price caps: the estimated prompt
+    tokens, and every answer at ``max_output_tokens``. An estimate, not a bound: the
+    reservation (the full context) is what admission counts."""
 
     @property
     def reservation_nano(self) -> int:

@@ -274,5 +274,7 @@ class RunRow(Frozen):
     admitted_requests: int
     """Requests the ceiling admits (all of them for a free plan)."""
     worst_case_usd: float
+    expected_usd: float = 0.0
+    """The plan's expected spend from its prompts' sizes at the price caps (an estimate)."""
     preregistered_structure_evaluator: int
     preregistered_extraction: int

@@ -4,7 +4,10 @@ request — follows it.
 
 - the sandbox passes every subject's reference implementations (both) on every vector and fails
   a known-wrong implementation, on every arm that runs correctness
-  (:mod:`assay.sandbox.selftest`); an arm that skips correctness needs no such proof;
+  (:mod:`assay.sandbox.selftest`); an arm that skips correctness needs no such proof. The
+  known-wrong one runs fresh in every subject, so the sandbox is shown to work now; a
+  reference evaluated before on the same arm, engine, image and policy (a scenario sharing the
+  arm) is recalled (:mod:`assay.memo`);
 - the structural evaluator scores the references as declared, and a chained scenario renders
   every later step from them (:mod:`assay.pipeline.known_answers`).
 
@@ -27,7 +30,7 @@ from assay.pipeline.image import load_pinned
 from assay.pipeline.known_answers import check_known_answers
 from assay.pipeline.sandbox_runtime import live_runtime
 from assay.sandbox.results import CorrectnessResult, SandboxRequest
-from assay.sandbox.selftest import run_selftest
+from assay.sandbox.selftest import KNOWN_WRONG, run_selftest
 
 __all__ = ["SelfTestFailed", "run"]
 
@@ -43,14 +46,22 @@ def run(scenario_name: str, params: Params) -> ScenarioSelfTest:
         load_pinned(image, kind)
 
     def evaluate(requests: Sequence[SandboxRequest]) -> list[CorrectnessResult]:
-        placed = evaluate_placed(
-            requests,
-            params.compute,
-            image,
-            archive=evidence.image_archive(kind),
-            description=f"selftest {scenario_name}",
-        )
-        return [result.value for result in placed]
+        # the known-wrong implementation runs fresh in every subject: the sandbox works now; a
+        # reference already evaluated on the same arm (a scenario sharing it) is recalled
+        fresh = [i for i, r in enumerate(requests) if r.candidate == KNOWN_WRONG]
+        rest = [i for i in range(len(requests)) if i not in set(fresh)]
+        results: dict[int, CorrectnessResult] = {}
+        for indexes, recall in ((fresh, False), (rest, True)):
+            placed = evaluate_placed(
+                [requests[i] for i in indexes],
+                params.compute,
+                image,
+                archive=evidence.image_archive(kind),
+                description=f"selftest {scenario_name}",
+                recall=recall,
+            )
+            results |= {i: p.value for i, p in zip(indexes, placed, strict=True)}
+        return [results[i] for i in range(len(requests))]
 
     sandbox = run_selftest(scenario.subjects, image, evaluate=evaluate)
     if sandbox.needed:

@@ -169,6 +169,24 @@ class ModelProfile(Money):
             )
         return self
 
+    @model_validator(mode="after")
+    def _reservation_covers_the_worst_case(self) -> ModelProfile:
+        if (
+            not self.is_free
+            and self.reservation_usd is not None
+            and nano_up(self.reservation_usd) < nano_up(self.worst_case_usd)
+        ):
+            caps = self.price_caps
+            raise ValueError(
+                f"reservation_usd ${self.reservation_usd} is below what one request can cost, "
+                f"${self.worst_case_usd:.6g} (context_tokens {self.context_tokens:,} at "
+                f"${caps.prompt}/M plus max_output_tokens {self.max_output_tokens:,} at "
+                f"${caps.completion}/M), so the ceiling would not bound spend: raise "
+                "reservation_usd to at least that, lower context_tokens or max_output_tokens, or "
+                "remove reservation_usd (it defaults to the worst case)"
+            )
+        return self
+
     @property
     def worst_case_usd(self) -> float:
         """Full context plus maximum output at the price caps."""

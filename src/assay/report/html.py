@@ -30,6 +30,7 @@ from assay.report.codebase_sets import SCENARIOS as CODEBASE_SCENARIOS
 from assay.report.codebase_sets import table_rows
 from assay.report.compare import sentence
 from assay.report.costs import HEADLINE, VERDICTS, WITHIN_SUBJECT, pivot
+from assay.report.denominators import descriptive_text
 from assay.report.kinds import ABSTRACTION, CORRECTNESS, ReportKind
 from assay.report.primary import TEST_COLUMNS, multiple_arms_note
 from assay.report.provenance import Provenance
@@ -244,6 +245,33 @@ def _shared_prompts(cells: list[dict[str, Any]]) -> dict[str, Any]:
     return {"prompts": list(index), "cells": rows}
 
 
+def _qualified_headline(report: dict[str, Any]) -> dict[str, Any]:
+    """The headline's rates with their numerators and denominators, and what stands in place of
+    a p-value below the minimum inference set."""
+    run = report["run"]
+    rates = {r["arm"]: r for r in report.get("rates", [])}
+    others = [rates[a] for a in run["arms"] if a != run["reference_arm"] and a in rates]
+    scored = [r for r in others if r["rate"] is not None]
+    lowest = min(scored, key=lambda r: r["rate"]) if scored else None
+    highest = max(scored, key=lambda r: r["rate"]) if scored else None
+    tests = [t for t in report["sign_tests"] if t["step"] == 1]
+    complete = min((t["complete_subjects"] for t in tests), default=0)
+    return {
+        "reference": rates.get(run["reference_arm"], {}).get("text", ""),
+        "lowest": f"{lowest['arm']}: {lowest['text']}" if lowest else "",
+        "highest": f"{highest['arm']}: {highest['text']}"
+        if highest and highest is not lowest
+        else "",
+        "unscored_others": sum(r["unscored"] for r in others),
+        "descriptive": (
+            descriptive_text(complete, run["minimum_subjects"])
+            if tests and complete < run["minimum_subjects"]
+            else None
+        ),
+        "missingness": bool(report.get("missingness")),
+    }
+
+
 def page_context(
     reports: dict[str, dict[str, dict[str, Any]]],
     scenario_reports: dict[str, dict[str, Any]],
@@ -293,6 +321,7 @@ def page_context(
         ],
         "pooled_runs": [r["run"] for r in costs.get("pooled_runs", [])],
         "headlines": headlines,
+        "qualified": {r["run"]: _qualified_headline(primary[r["run"]]) for r in runs},
         "any_simulated": any(r["simulated"] for r in runs),
         "all_simulated": all(r["simulated"] for r in runs),
         "awaiting": [r for r in runs if r["authorization"] == "awaiting-authorization"],

@@ -16,6 +16,12 @@ from typing import Any
 import duckdb
 
 from assay.report.database import query_text
+from assay.report.denominators import (
+    arm_rates,
+    descriptive_text,
+    differential_missingness,
+    missingness_line,
+)
 from assay.report.kinds import ABSTRACTION, CORRECTNESS, KINDS, ReportKind
 from assay.report.verdict_sets import NOTHING_TO_TEST
 from assay.stats import decide, holm
@@ -136,7 +142,7 @@ def build_reports(
             "FROM candidates GROUP BY run",
         )
     }
-    return {
+    built: dict[str, dict[str, Any]] = {
         run["run"]: {
             "report": kind.name,
             "scale": list(kind.scale),
@@ -159,6 +165,15 @@ def build_reports(
         }
         for run in runs
     }
+    for report in built.values():
+        rates = arm_rates(report, kind)
+        report["rates"] = [
+            {**rate.model_dump(), "unscored": rate.unscored, "rate": rate.rate, "text": rate.text()}
+            for rate in rates
+        ]
+        run = report["run"]
+        report["missingness"] = differential_missingness(rates, run["reference_arm"], run["alpha"])
+    return built
 
 
 def stopped(
@@ -285,7 +300,9 @@ def _header(report: dict[str, Any]) -> list[str]:
         parts.append(
             f"**Awaiting authorization.** Nothing was spent. Plan hash `{run['plan_hash']}`, "
             f"{run['cells']} cells, {run['requests']} requests, worst-case cost "
-            f"${run['worst_case_usd']:.2f}.{partial} Inspect with `assay plan show "
+            f"${run['worst_case_usd']:.2f} reserved (expected about "
+            f"${run.get('expected_usd', 0.0):.4f} from the prompts' sizes).{partial} Inspect "
+            f"with `assay plan show "
             f"{run['run']}`, then `assay authorize {run['run']} --plan-hash HASH`.\n"
         )
     return parts
@@ -298,6 +315,7 @@ def render_markdown(report: dict[str, Any]) -> str:
     parts.append("## Provider calls\n")
     parts.append(_table(report["execution"], ["status", "calls", "reserved_usd", "reported_usd"]))
     parts += _stopped_markdown(report["stopped"])
+    parts += rates_section(report, kind)
     parts.append("## Paired sign test (reference arm against each arm)\n")
     if not kind.confirmatory:
         parts.append(SECONDARY_NOTE + "\n")
@@ -306,7 +324,7 @@ def render_markdown(report: dict[str, Any]) -> str:
         "and leaves the comparison. `favouring_reference` = subjects where the reference arm scored "
         "higher (the other arm regressed).\n\n"
     )
-    parts.append(_table(report["sign_tests"], TEST_COLUMNS))
+    parts.append(_table([shown_test(t) for t in report["sign_tests"]], TEST_COLUMNS))
     note = multiple_arms_note(report)
     if note:
         parts.append("\n" + note + "\n")
@@ -319,6 +337,36 @@ def render_markdown(report: dict[str, Any]) -> str:
         _table(report["subjects"], ["step", "subject", "arm", "cells", "complete", "lower_median"])
     )
     return "\n".join(parts)
+
+
+def shown_test(test: dict[str, Any]) -> dict[str, Any]:
+    """A sign-test row as the tables show it: below the minimum inference set, what the test is
+    (descriptive only, n of the minimum) stands where its p-values and significance would."""
+    if not test.get("descriptive_only") or test.get("p_value") is None:
+        return test
+    text = descriptive_text(test["complete_subjects"], test["minimum_subjects"])
+    return {**test, "p_value": text, "p_holm": "—", "significant": "—"}
+
+
+def rates_section(report: dict[str, Any], kind: ReportKind) -> list[str]:
+    """Each arm's rate with its numerator and denominator, what is not scored, and arms whose
+    missing evidence differs from the reference arm's."""
+    top = kind.scale[-1]
+    parts = [f"## {top.capitalize()} per arm (step 1): numerator, denominator, not scored\n"]
+    rows = [
+        {
+            "arm": r["arm"],
+            top: r["hits"],
+            "scored": r["scored"],
+            "not scored": r["unscored"],
+            "cells": r["cells"],
+            "rate": "—" if r["rate"] is None else f"{r['rate']:.2f}",
+        }
+        for r in report.get("rates", [])
+    ]
+    parts.append(_table(rows, ["arm", top, "scored", "not scored", "cells", "rate"]))
+    parts += [missingness_line(flag) + "\n" for flag in report.get("missingness", [])]
+    return parts
 
 
 def reproductions(con: duckdb.DuckDBPyConnection) -> dict[str, list[dict[str, Any]]]:
