@@ -78,3 +78,27 @@ def test_sign_test_default_alpha_is_the_preregistered_one():
     from assay.stats import ALPHA
 
     assert DEFAULT_ALPHA == ALPHA
+
+
+@pytest.mark.process
+def test_a_reader_that_stops_early_ends_the_command_quietly():
+    """`assay sql ... | head -1`: the reader closes the pipe under a long output; the command
+    stops with 141 (as one killed by SIGPIPE) and no traceback. Driven through `sign-test`, its
+    one line printed 100,000 times."""
+    program = (
+        "import builtins, sys\n"
+        "from assay.cli import main\n"
+        "line = builtins.print\n"
+        "builtins.print = lambda *a, **k: [line(*a, **k) for _ in range(100_000)]\n"
+        "sys.exit(main(['sign-test', '9', '1']))\n"
+    )
+    with subprocess.Popen(
+        [sys.executable, "-c", program], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    ) as process:
+        assert process.stdout is not None and process.stderr is not None
+        process.stdout.readline()
+        process.stdout.close()
+        errors = process.stderr.read().decode()
+        code = process.wait(timeout=60)
+    assert "Traceback" not in errors and "BrokenPipeError" not in errors, errors
+    assert code == 141

@@ -3,6 +3,7 @@ key through `assay check` (the check the `params` stage runs), with a non-zero e
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -26,6 +27,32 @@ def _check(path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, list[st
 def test_the_default_params_are_valid(capsys):
     assert main(["check", "--params", str(ROOT / "params.yaml")]) == 0
     assert "valid" in capsys.readouterr().out
+
+
+def uncommented_templates(text: str) -> tuple[str, list[str]]:
+    """params.yaml with every commented model profile under ``models:`` uncommented, and their
+    names: a ``  # name:`` line starts one, its ``  #   key: value`` lines follow."""
+    lines, names, inside = [], [], False
+    for line in text.splitlines():
+        header = re.fullmatch(r"  # ([a-z0-9-]+):(\s+#.*)?", line)
+        if header:
+            names.append(header.group(1))
+            inside = True
+            lines.append(f"  {header.group(1)}:")
+        elif inside and line.startswith("  #   "):
+            lines.append("  " + line[4:])
+        else:
+            inside = False
+            lines.append(line)
+    return "\n".join(lines) + "\n", names
+
+
+def test_the_commented_model_templates_pass_the_check_as_shipped(tmp_path, capsys):
+    text, names = uncommented_templates((ROOT / "params.yaml").read_text(encoding="utf-8"))
+    assert len(names) >= 6, names
+    (tmp_path / "params.yaml").write_text(text, encoding="utf-8")
+    params = load_params(tmp_path / "params.yaml")
+    assert set(names) <= set(params.models)
 
 
 def test_the_case_table_is_large_enough():

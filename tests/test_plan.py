@@ -45,6 +45,24 @@ def test_seed_budget():
     assert plan.hash in text and "$2.88" in text and "48" in text
 
 
+def test_plan_show_gives_the_expected_spend_beside_the_reservation_and_the_endpoint():
+    routed = PAID.model_copy(update={"base_url": "https://openrouter.ai/api/v1"})
+    plan = plan_for(ROOT / "fixtures", routed)
+    tokens = plan.budget.expected_prompt_tokens
+    assert 48 * 100 < tokens < 48 * 1000  # v1 prompts are a few hundred tokens
+    expected = (tokens * 0.25 + 48 * 2048 * 1.25) / 1e6
+    assert plan.budget.expected_usd == pytest.approx(expected, abs=1e-6)
+    assert plan.budget.expected_usd < plan.budget.worst_case_usd / 10
+    text = summary(plan)
+    assert f"expected       about ${expected:.4f}" in text
+    assert "endpoint       https://openrouter.ai/api/v1" in text
+
+
+def test_a_reservation_below_one_requests_worst_case_is_refused():
+    with pytest.raises(ValueError, match=r"below what one request can cost, \$0.05256"):
+        ModelProfile.model_validate({**PAID.model_dump(), "reservation_usd": 0.01})
+
+
 @pytest.mark.parametrize(
     "relative",
     [

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -76,6 +77,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             return int(args.handler(args))
         except UsageError as exc:
             parser.exit(2, "".join(f"assay: error: {line}\n" for line in exc.lines))
+        except BrokenPipeError:
+            # the reader went away (`assay sql ... | head`): stop quietly, as `cat` does
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            return 141  # 128 + SIGPIPE, what a shell reports for a command killed by it
 
 
 if __name__ == "__main__":

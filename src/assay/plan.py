@@ -163,6 +163,7 @@ def summary(plan: Plan) -> str:
         f"plan hash      {plan.hash}",
         f"model          {plan.model.model} via {plan.model.provider}"
         + (f" (pinned to {plan.model.provider_pin})" if plan.model.provider_pin else ""),
+        *([f"endpoint       {plan.model.base_url}"] if plan.model.base_url else []),
         *_runtime_lines(plan),
         (
             f"scenario       {plan.scenario}: {len({c.subject for c in plan.cells})} subjects × "

@@ -259,7 +259,7 @@ def test_free_endpoint_outage_is_retried_on_the_next_repro(
     assert paid_server.count(FREE_CHAT) == 3
     assert paid_server.count("/v1/models") == 1, "a free endpoint is checked before sending"
     assert "calls of this free run were not answered" in line and "http-503" in line
-    assert "the next `dvc repro` sends them again" in line
+    assert "the next `uv run dvc repro` sends them again" in line
 
     paid.dvc("repro")
     assert paid_server.count(FREE_CHAT) == 3 + 6, "retried the failed call and the rest"

@@ -78,3 +78,42 @@ def test_v1_references(sandbox_image: str) -> None:
     scenario = load_scenario("v1", FIXTURES)
     report = run_selftest(scenario.subjects, sandbox_image)
     assert report.passed, report.failures
+
+
+def test_a_failing_reference_names_the_vector_it_failed_on() -> None:
+    """A wrong test vector (or a wrong reference) is named by its index and input."""
+    from assay.evidence import ScenarioSelfTest
+    from assay.evidence.documents import KnownAnswersReport
+    from assay.sandbox.results import CaseOutcome, CorrectnessResult
+
+    wrong_on_second = CorrectnessResult(
+        status="incorrect",
+        reason="wrong-value",
+        cases=(
+            CaseOutcome(index=0, outcome="pass"),
+            CaseOutcome(index=1, outcome="wrong-value", actual="4"),
+            CaseOutcome(index=2, outcome="pass"),
+        ),
+    )
+
+    def evaluate(requests):
+        return [
+            wrong_on_second if "double(value)" in r.candidate else CorrectnessResult(
+                status="correct" if "None" not in r.candidate else "incorrect", reason="x"
+            )
+            for r in requests
+        ]  # fmt: skip
+
+    report = run_selftest(
+        [subject("def implement(value):\n    return double(value) + 1\n")], "img", evaluate=evaluate
+    )
+    failure = report.failures[0]
+    assert (failure.case, failure.case_input) == (1, "2")
+    whole = ScenarioSelfTest(
+        scenario="test",
+        sandbox=report,
+        known_answers=KnownAnswersReport(
+            structure_version=7, structure_checks=1, step_checks=0, failures=()
+        ),
+    )
+    assert "first failing case: vectors[1] (input 2)" in whole.failure_lines()[0]

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from assay.commands import UsageError
+from assay.pipeline.layout import repro_command
 
 
 def _plan_show(args: argparse.Namespace) -> int:
@@ -67,7 +68,8 @@ def _authorize(args: argparse.Namespace) -> int:
     print(
         f"authorized {args.run}: plan {plan.hash}, {plan.budget.admission_text()}, worst case "
         f"${plan.budget.worst_case_usd:.2f}; its ledger is {params.ledger_root}/{args.run}/ "
-        "(keep it: a clone or `git clean` cannot spend this authorization). Run `dvc repro`."
+        "(keep it: a clone or `git clean` cannot spend this authorization). Run "
+        f"`{repro_command(plan.model.api_key_env)}`."
     )
     return 0
 

@@ -30,6 +30,10 @@ class SelfTestFailure(Frozen):
     expected_status: str
     status: str
     reason: str
+    case: int | None = None
+    """The first case (vector index in task.toml, from 0) that did not pass."""
+    case_input: str | None = None
+    """That vector's input, as JSON."""
 
 
 class SelfTestReport(Frozen):
@@ -103,7 +107,10 @@ class ScenarioSelfTest(Frozen):
 
     def failure_lines(self) -> list[str]:
         lines = [f"  sandbox {f.subject}/{f.arm} {f.implementation}: {f.status} ({f.reason}), "
-                 f"expected {f.expected_status}" for f in self.sandbox.failures]  # fmt: skip
+                 f"expected {f.expected_status}"
+                 + (f"; first failing case: vectors[{f.case}] (input {f.case_input})"
+                    if f.case is not None and f.implementation != "known-wrong" else "")
+                 for f in self.sandbox.failures]  # fmt: skip
         lines += [
             f"  {f.check} {f.subject}" + (f"/{f.arm}" if f.arm else "")
             + (f" step {f.step}" if f.step else "") + f" reference-{f.reference}: {f.problem}"

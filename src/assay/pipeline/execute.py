@@ -37,6 +37,7 @@ from assay.evidence import CallRecord, SentPromptRow
 from assay.execute import FREE_ATTEMPTS, Executor, call_key, record_for, retryable
 from assay.ledger import Ledger, LedgerState
 from assay.params import Params
+from assay.pipeline.layout import repro_command
 from assay.pipeline.plan import make_plan
 from assay.plan import Plan
 from assay.progress import progress
@@ -62,6 +63,8 @@ class Executed(Frozen):
     run with nothing left to send)."""
     free_remote: bool = False
     """A free run at a real endpoint: its provider errors are retried on the next invocation."""
+    api_key_env: str | None = None
+    """The run's provider key variable, so messages name the command that reads it from .env."""
 
     @property
     def retry_due(self) -> tuple[CallRecord, ...]:
@@ -78,7 +81,8 @@ class Executed(Frozen):
         return (
             f"run {self.run!r}: {len(retry)} calls of this free run were not answered (first: "
             f"{first.cell_id} step {first.step}, {first.reason}); a free model costs nothing to "
-            f"retry, so the next `dvc repro` sends them again (at most {FREE_ATTEMPTS} attempts "
+            f"retry, so the next `{repro_command(self.api_key_env)}` sends them again (at most "
+            f"{FREE_ATTEMPTS} attempts "
             "per call)"
         )
 
@@ -96,8 +100,8 @@ class Executed(Frozen):
         return (
             f"run {self.run!r}: pre-flight checks failed, so nothing was sent and the ledger was "
             f"not begun:\n{failed}\nFix each FAIL line (`assay check-provider {self.run}` shows "
-            "them again), then run `dvc repro`; a change to the profile needs a new plan and "
-            "authorization."
+            f"them again), then run `{repro_command(self.api_key_env)}`; a change to the profile "
+            "needs a new plan and authorization."
         )
 
 
@@ -170,8 +174,9 @@ def _refuse_changed_since_authorize(
     if current.state != recorded.state:
         raise SpendRefused(
             f"run {plan.run!r}: params.yaml now says {current.state} ({current.reason}) but the "
-            f"authorize stage recorded {recorded.state}; nothing was sent. Run `dvc repro` "
-            "(without --single-item) so every stage sees the change"
+            f"authorize stage recorded {recorded.state}; nothing was sent. Run "
+            f"`{repro_command(plan.model.api_key_env)}` (without --single-item) so every stage "
+            "sees the change"
         )
 
 
@@ -181,7 +186,8 @@ def _refuse_stale_plan(plan: Plan, current_plan: Callable[[], Plan]) -> None:
         raise SpendRefused(
             f"run {plan.run!r}: params.yaml or the stage inputs changed since the plan was made "
             f"(recorded plan {plan.hash}, current plan {rebuilt.hash}); nothing was sent. Run "
-            f"`dvc repro`, inspect the new plan (`assay plan show {plan.run}`) and authorize it"
+            f"`{repro_command()}`, inspect the new plan (`uv run assay plan show {plan.run}`) and "
+            "authorize it"
         )
 
 
@@ -268,6 +274,7 @@ def send(
         records=tuple(records),
         preflight=preflight,
         free_remote=not plan.budget.paid and _is_remote(plan),
+        api_key_env=plan.model.api_key_env,
     )
 
 

@@ -25,3 +25,9 @@ def address(stage: str, key: str | None = None) -> str:
     """``stage`` (for ``key``, a run or scenario) as ``dvc repro`` and ``dvc status`` name it."""
     name = stage if key is None else f"{stage}@{key}"
     return name if stage in ROOT_STAGES else f"{stage_file(stage)}:{name}"
+
+
+def repro_command(api_key_env: str | None = None) -> str:
+    """The command that reproduces the pipeline as the README runs it: through uv, and with the
+    ``.env`` file when a run's provider key comes from there."""
+    return "uv run --env-file .env dvc repro" if api_key_env else "uv run dvc repro"

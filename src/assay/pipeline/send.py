@@ -144,7 +144,9 @@ def run(
     for entry in admitted:
         report = reports.get(entry.run)
         if report is not None and not report.passed:
-            done[entry.run] = Executed(run=entry.run, preflight=report)
+            done[entry.run] = Executed(
+                run=entry.run, preflight=report, api_key_env=entry.plan.model.api_key_env
+            )
         elif entry.awaiting:
             done[entry.run] = send(entry)
         else:

@@ -14,7 +14,7 @@ starts no container. A scenario with some sandboxed arm passes only if checks re
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from assay.evidence import Implementation, SelfTestFailure, SelfTestReport
 from assay.fixtures.model import Arm, Subject
@@ -30,6 +30,17 @@ EXPECTED_STATUS: dict[Implementation, str] = {
     "reference-duplicated": "correct",
     "known-wrong": "incorrect",
 }
+
+
+def _first_failing_case(subject: Subject, result: CorrectnessResult) -> dict[str, Any]:
+    """Which vector of task.toml failed first, and its input: what to look at in the fixture."""
+    import json
+
+    failing = next((case for case in result.cases if case.outcome != "pass"), None)
+    if failing is None or failing.index >= len(subject.task.vectors):
+        return {}
+    value = subject.task.vectors[failing.index].input
+    return {"case": failing.index, "case_input": json.dumps(value, ensure_ascii=False)[:120]}
 
 
 def run_selftest(
@@ -86,6 +97,7 @@ def run_selftest(
             expected_status=EXPECTED_STATUS[implementation],
             status=result.status,
             reason=result.reason,
+            **_first_failing_case(subject, result),
         )
         for (subject, arm, implementation), result in zip(plan, results, strict=True)
         if result.status != EXPECTED_STATUS[implementation]
