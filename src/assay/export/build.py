@@ -18,6 +18,7 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -33,7 +34,6 @@ from assay.fixtures.scenarios import image_kind
 from assay.ledger import LEDGER_FILE
 from assay.ledger_records import LEDGER_RECORDS
 from assay.records import Frozen
-from assay.report.primary import report_json
 from assay.schemas import NAMES, first_error, render
 from assay.tables import schema_for
 
@@ -198,7 +198,10 @@ def _write_bundle(
         )
     manifest_bytes = _checked(manifest)
     _write(root, {**shared, **own, mf.RUN_MANIFEST: manifest_bytes})
-    report = bundle_report(root, kind, run)
+    pipeline = paths.report_dir(data) / "runs" / run / f"{kind}.json"
+    # the pipeline's report when there is one (export_run then verifies that the bundle
+    # recomputes it, byte for byte); else the bundle's own
+    report = _pipeline_report(pipeline) if pipeline.exists() else bundle_report(root, kind, run)
     own.update(report_files(kind, report))
     _write(root, own)
     tables = (*SHARED_TABLES, *EVIDENCE_TABLES[kind])
@@ -222,23 +225,26 @@ version's verdicts, the human adjudication file, another fresh run of the same p
 result, never inside it, so a bundle's report is compared with the pipeline's without them."""
 
 
-def _pipeline_report(path: Path) -> bytes:
-    report = json.loads(path.read_bytes())
+def _pipeline_report(path: Path) -> dict[str, Any]:
+    """The pipeline's run report less the sections in ``BESIDE_THE_BUNDLE``."""
+    report: dict[str, Any] = json.loads(path.read_bytes())
     for section in BESIDE_THE_BUNDLE:
         report.pop(section, None)
-    return report_json(report).encode()
+    return report
 
 
-def _compare_with_pipeline(destination: Path, data: Path, run: str) -> None:
-    """Each bundle's report must be the pipeline's report of the run, byte for byte (less the
-    sections in ``BESIDE_THE_BUNDLE``)."""
+def _verify_all(staging: Path, run: str, data: Path) -> None:
+    """Each bundle verifies offline, its report recomputed from the bundle alone included: so the
+    pipeline's report it carries is the one its records give."""
+    from assay.export.verify import verify_bundle
+
     for kind in KINDS:
-        ours = destination / kind / "report" / f"{kind}.json"
-        theirs = paths.report_dir(data) / "runs" / run / f"{kind}.json"
-        if theirs.exists() and ours.read_bytes() != _pipeline_report(theirs):
+        result = verify_bundle(staging / kind)
+        if not result.verified:
             raise ExportError(
-                f"{kind} bundle of {run}: the report recomputed from the bundle differs from "
-                f"{theirs}; run `dvc repro` so the report is current, then export again"
+                f"{kind} bundle of {run} does not verify ({result.line()}): the pipeline's report "
+                f"under {paths.report_dir(data) / 'runs' / run} is not what the run's records "
+                "give; run `dvc repro` so the report is current, then export again"
             )
 
 
@@ -253,7 +259,7 @@ def export_run(run: str, data: Path, ledger_root: Path, destination: Path) -> Ex
         counts = {
             kind: _write_bundle(staging / kind, kind, data, shared, manifest) for kind in KINDS
         }
-        _compare_with_pipeline(staging, data, run)
+        _verify_all(staging, run, data)
         _check_destination(destination)
         try:
             os.rename(staging, destination)  # onto a missing or empty folder only

@@ -1,4 +1,5 @@
-"""``export`` stage: the run's ``abstraction/`` and ``correctness/`` bundles, each verified.
+"""``export`` stage: the run's ``abstraction/`` and ``correctness/`` bundles, each verified
+(``assay.export.build.export_run`` verifies them before they land).
 
 DVC deletes ``data/export/<run>`` before the stage runs, so the destination is always new.
 The ledger is read from ``ledger_root`` (outside DVC's outputs); the stage depends on the
@@ -10,18 +11,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from assay import evidence
-from assay.export.build import Exported, ExportError, export_run
-from assay.export.selection import KINDS
-from assay.export.verify import verify_bundle
+from assay.export.build import Exported, export_run
 from assay.params import Params
 
 
 def run(run_id: str, params: Params) -> Exported:
     params.run(run_id)
     destination = evidence.export_dir(run_id)
-    exported = export_run(run_id, evidence.DATA, Path(params.ledger_root), destination)
-    for kind in KINDS:
-        result = verify_bundle(destination / kind)
-        if not result.verified:
-            raise ExportError(f"{destination / kind} does not verify: {result.line()}")
-    return exported
+    return export_run(run_id, evidence.DATA, Path(params.ledger_root), destination)
