@@ -30,6 +30,7 @@ DESCRIPTION = (
 
 COMMAND_MODULES = (
     "assay.commands.check",
+    "assay.commands.fixtures",
     "assay.commands.runs",
     "assay.commands.score_structure",
     "assay.commands.sign_test",
