@@ -52,10 +52,13 @@ def timed(command: list[str], cwd: Path, env: dict[str, str]) -> float:
     return time.perf_counter() - started
 
 
-def repro_by_stage(cwd: Path, env: dict[str, str]) -> tuple[float, list[tuple[str, float]]]:
-    """Wall time of ``dvc repro`` and each stage's share, from DVC's own progress lines."""
+def repro_by_stage(
+    cwd: Path, env: dict[str, str], command: list[str] | None = None
+) -> tuple[float, list[tuple[str, float]]]:
+    """Wall time of ``dvc repro`` (or ``command``) and each stage's share, from DVC's own
+    progress lines."""
     started = time.perf_counter()
-    process = subprocess.Popen(["uv", "run", "dvc", "repro"], cwd=cwd, env=env, text=True,
+    process = subprocess.Popen(["uv", "run", "dvc", *(command or ["repro"])], cwd=cwd, env=env, text=True,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT)  # fmt: skip
     marks: list[tuple[str, float]] = []
     output = []
@@ -89,11 +92,39 @@ def noop(cwd: Path, env: dict[str, str]) -> None:
     )
 
 
+def experiment(cwd: Path, env: dict[str, str], setting: str) -> None:
+    """The study committed, then one ``dvc exp run -S SETTING``: its wall time and each stage's."""
+    git = ["git", "-c", "user.email=b@assay.invalid", "-c", "user.name=b"]
+    subprocess.run([*git, "add", "-A"], cwd=cwd, env=env, check=True, capture_output=True)
+    subprocess.run([*git, "commit", "-qm", "study"], cwd=cwd, env=env, check=True)
+    total, stages = repro_by_stage(cwd, env, ["exp", "run", "-S", setting])
+    print(f"dvc exp run -S {setting}  {total:.1f} s ({len(stages)} stages ran)")
+    by_kind: dict[str, float] = defaultdict(float)
+    for name, seconds in stages:
+        by_kind[name.rsplit(":", 1)[-1].split("@")[0]] += seconds
+    print("  by stage kind       " + ", ".join(
+        f"{kind} {seconds:.1f} s" for kind, seconds in
+        sorted(by_kind.items(), key=lambda item: -item[1])))  # fmt: skip
+    shown = subprocess.run(
+        ["uv", "run", "dvc", "exp", "show", "--only-changed", "--no-pager", "--drop",
+         "data/|src/|stages/|sandbox|tools/|uv.lock|pipeline/"],
+        cwd=cwd, env={**env, "COLUMNS": "200"}, check=True, capture_output=True, text=True,
+    ).stdout  # fmt: skip
+    widest = max((len(line) for line in shown.splitlines()), default=0)
+    print(f"  dvc exp show --only-changed (README recipe): {widest} characters wide")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--fresh-engine", action="store_true")
     parser.add_argument("--noop-only", type=Path, help="time no-op repros in an existing clone")
     parser.add_argument("--keep", type=Path, help="clone here and keep it")
+    parser.add_argument(
+        "--experiment",
+        metavar="SETTING",
+        help="then commit the study and time `dvc exp run -S SETTING` "
+        "(e.g. models.sim-follower.follow_rate=0.95)",
+    )
     args = parser.parse_args()
     base_env = {**os.environ, "DVC_NO_ANALYTICS": "1"}
     base_env.pop("VIRTUAL_ENV", None)
@@ -133,6 +164,8 @@ def main() -> None:
                 f"{name} {seconds:.1f} s" for name, seconds in
                 sorted(stages, key=lambda item: -item[1])[:8]))  # fmt: skip
             noop(clone, env)
+            if args.experiment:
+                experiment(clone, env, args.experiment)
             print(f"load after            {_load()}")
     finally:
         if not args.keep:
