@@ -55,7 +55,9 @@ def spin(seconds: float) -> None:
         pass
 
 
-def measure(threads: int, wait: str, texts: list[str], busy: float) -> tuple[list[float], list[int], list[str]]:
+def measure(
+    threads: int, wait: str, texts: list[str], busy: float
+) -> tuple[list[float], list[int], list[str]]:
     profile = load_params(ROOT / "params.yaml").models["gemma-3-270m"]
     assert profile.local is not None
     port = free_port()
