@@ -149,3 +149,21 @@ def test_second_process_on_the_same_ledger_is_refused(plan, tmp_path):
         second.exclusive(),
     ):
         pass
+
+
+def test_a_run_replanned_after_it_sent_names_its_ledger_and_the_ways_on(plan, tmp_path):
+    """Neither the stage's decision nor `assay authorize` calls it a ledger that is not here."""
+    spent = "e" * 64
+    ledger = Ledger.open(tmp_path, plan.run, spent, paid=True)
+    ledger.write_intent("c#1", request_digest="d", reservation_nano_usd=1)
+    spec = RunSpec(model="m", scenario="v1", allow_paid=True, authorization=spent, plan_ref=spent)
+    named = f"already sent under plan {spent} (its ledger {tmp_path / plan.run / spent} holds 0"
+    with pytest.raises(AuthorizationError, match=r"^run 'r' already sent") as stage:
+        decide(plan, spec, ledger_root=tmp_path)
+    renewing = spec.model_copy(update={"authorization_token": "f" * 32})
+    with pytest.raises(SpendRefused) as command:
+        issue_token(plan, renewing, root=tmp_path, ledger_root="ledger")
+    for refusal in (str(stage.value), str(command.value)):
+        assert named in refusal and f"an edit since gives it plan {plan.hash}" in refusal
+        assert "uv run assay run add r-2 --model m --scenario v1" in refusal
+        assert "not here" not in refusal

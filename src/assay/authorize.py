@@ -18,7 +18,7 @@ from pathlib import Path
 
 from assay.errors import AuthorizationError
 from assay.evidence.documents import Authorization, AuthorizationState
-from assay.ledger import Ledger, LedgerState
+from assay.ledger import Ledger, LedgerState, begun_plans
 from assay.params import RunSpec
 from assay.plan import Plan
 
@@ -28,7 +28,29 @@ class SpendRefused(AuthorizationError):
     authorized): the message says why and what to do; nothing was sent."""
 
 
-def decide(plan: Plan, run: RunSpec) -> Authorization:
+def replanned_after_spending(
+    plan: Plan, run: RunSpec, begun: dict[str, LedgerState], root: Path
+) -> str:
+    """What a paid run that began sending under another plan is, and the two ways on: undo
+    the edit that re-planned it, or give the edit a run id of its own."""
+    old_hash, state = next(iter(begun.items()))
+    answered = sum(1 for o in state.outcomes.values() if o.get("status") == "completed")
+    spent = sum(o.get("cost_usd") or 0.0 for o in state.outcomes.values())
+    fresh = f"{plan.run}-2"
+    return (
+        f"run {plan.run!r} already sent under plan {old_hash} (its ledger {root / plan.run / old_hash} "
+        f"holds {answered} answered of {len(state.intents)} calls, ${spent:.4f} reported spent); "
+        f"an edit since gives it plan {plan.hash}, and a paid run is never re-planned. To keep "
+        f"{plan.run}'s evidence and report, undo the edit (`git diff -- params.yaml "
+        f"fixtures` shows it). To study the edit, declare it as a new run: `uv run assay run "
+        f"add {fresh} --model {run.model} --scenario {run.scenario}`, then `uv run assay plan "
+        f"show {fresh}` and `uv run assay authorize {fresh} --plan-hash HASH`"
+    )
+
+
+def decide(plan: Plan, run: RunSpec, ledger_root: Path | None = None) -> Authorization:
+    """The run's authorization state under ``plan``. ``ledger_root``: where ledgers are, so a
+    paid run re-planned after it began sending is named as such (with both ways on)."""
     plan_hash = plan.hash  # computed once: it hashes the whole plan
 
     def result(state: AuthorizationState, reason: str) -> Authorization:
@@ -58,6 +80,11 @@ def decide(plan: Plan, run: RunSpec) -> Authorization:
                 f"`assay plan show {plan.run}`, then `assay authorize {plan.run} --plan-hash HASH`."
             )
         if value != plan_hash:
+            begun = {} if ledger_root is None else begun_plans(ledger_root, plan.run)
+            if begun and plan_hash not in begun:
+                raise AuthorizationError(
+                    replanned_after_spending(plan, run, begun, ledger_root or Path())
+                )
             raise AuthorizationError(
                 f"run {plan.run!r}: the plan changed since it was approved: runs.{plan.run}.{field} "
                 f"is {value} but the current plan hash is {plan_hash}. Inspect the new plan "
@@ -89,6 +116,9 @@ def issue_token(plan: Plan, run: RunSpec, *, root: Path, ledger_root: str) -> st
 
     Refuses when params.yaml already carries a token whose ledger is not here: that
     authorization may have been spent in another clone or ledger folder."""
+    begun = begun_plans(root, plan.run)
+    if begun and plan.hash not in begun:
+        raise SpendRefused(replanned_after_spending(plan, run, begun, root))
     ledger = Ledger.at(root, plan.run, plan.hash)
     state = ledger.state()
     if run.authorization_token is not None and (

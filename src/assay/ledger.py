@@ -68,15 +68,21 @@ class LedgerState(Frozen):
         return bool(self.intents)
 
 
-def _refuse_begun(root: Path, run: str, plan_hash: str) -> None:
-    """A paid run id whose ledger began under another plan is spent for good."""
+def begun_plans(root: Path, run: str) -> dict[str, LedgerState]:
+    """The plan hashes under which ``run`` began sending here, with their ledgers' states."""
     run_dir = root / run
     if not run_dir.is_dir():
-        return
-    for other in sorted(run_dir.iterdir()):
-        if other.name != plan_hash and Ledger(other).state().begun:
+        return {}
+    states = {other.name: Ledger(other).state() for other in sorted(run_dir.iterdir())}
+    return {plan_hash: state for plan_hash, state in states.items() if state.begun}
+
+
+def _refuse_begun(root: Path, run: str, plan_hash: str) -> None:
+    """A paid run id whose ledger began under another plan is spent for good."""
+    for other in begun_plans(root, run):
+        if other != plan_hash:
             raise LedgerBindingError(
-                f"run {run!r} already spent under plan {other.name}; a paid run is never "
+                f"run {run!r} already spent under plan {other}; a paid run is never "
                 "resumed or re-planned: declare a new run id and authorize its plan"
             )
 

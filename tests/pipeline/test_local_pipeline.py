@@ -69,8 +69,12 @@ def test_answers_are_real_and_scored_from_the_real_text(study: Study) -> None:
         assert {c["served_provider"] for c in cells} == {fingerprint(plan["runtime"])}
         assert all(c["text"].startswith(PREFIX) for c in cells)
         assert all(0 < c["completion_tokens"] <= 128 for c in cells)
-        log = study.read(f"data/send/{run}/server.log")
-        assert log.count("POST /v1/completions") == len(cells)
+        # the server's output is beside the run's ledger, not in the send stage's outputs
+        (log,) = (repo.path / "ledger" / run).glob("*/server.log")
+        assert log.read_text().count("POST /v1/completions") == len(cells)
+        assert sorted(p.name for p in (repo.path / "data" / "send" / run).iterdir()) == [
+            "receipt.json"
+        ]
         verdicts = _rows(repo, f"data/structure/{run}/verdicts.parquet")
         assert {v["cell_id"] for v in verdicts} == {c["cell_id"] for c in cells}
         correctness = _rows(repo, f"data/correctness/{run}/correctness.parquet")

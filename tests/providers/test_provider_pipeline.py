@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import threading
 import time
@@ -197,3 +198,39 @@ def test_echoed_key_is_written_nowhere(paid: Repo, paid_server: LocalServer) -> 
     ]
     assert "upstream refused Bearer [redacted]" in echoed[0]["detail"]
     assert_key_written_nowhere(paid, sent.stdout, sent.stderr)
+
+
+def test_an_edit_after_spending_names_what_was_sent_and_the_ways_on(
+    paid: Repo, paid_server: LocalServer
+) -> None:
+    """A v1 task added after the paid run sent re-plans it: `dvc repro` and `assay authorize`
+    name the run's ledger, what it holds and the exact commands on (never "a ledger that is
+    not here"), and nothing more is sent."""
+    spent_hash = authorize(paid)
+    paid.dvc("repro")
+    seen = len(paid_server.requests)
+    shutil.copytree(
+        paid.path / "fixtures" / "v1" / "income-tax",
+        paid.path / RUN_CASE["fixtures"] / "v1" / "income-tax",
+    )
+
+    failed = paid.dvc("repro", check=False)
+    assert failed.returncode != 0
+    new_hash = paid.read(f"data/plan/{RUN}/plan.sha256").strip()
+    assert new_hash != spent_hash
+    named = (
+        f"run {RUN!r} already sent under plan {spent_hash} (its ledger "
+        f"ledger/{RUN}/{spent_hash} holds {REQUESTS} answered of {REQUESTS} calls"
+    )
+    assert named in failed.stderr
+    assert f"an edit since gives it plan {new_hash}" in failed.stderr
+    fresh = f"uv run assay run add {RUN}-2 --model {RUN_CASE['run_spec']['model']} --scenario v1"
+    assert fresh in failed.stderr
+
+    refused = paid.run(
+        "python", "-m", "assay.cli", "authorize", RUN, "--plan-hash", new_hash, check=False
+    )
+    assert refused.returncode != 0
+    assert named in refused.stderr
+    assert "not here" not in refused.stderr and "spent elsewhere" not in refused.stderr
+    assert len(paid_server.requests) == seen, "an edit after spending sent a request"

@@ -89,11 +89,6 @@ def receipt_file(run: str, data: Path = DATA) -> Path:
     return stage_file("send", run, "receipt.json", data)
 
 
-def server_log_file(run: str, data: Path = DATA) -> Path:
-    """What a local model's server printed while the ``send`` stage ran it for one run."""
-    return stage_file("send", run, "server.log", data)
-
-
 def report_dir(data: Path = DATA) -> Path:
     return data / "report"
 

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from assay import evidence
 from assay.authorize import Authorization, decide
 from assay.params import Params
 
 
 def run(run_id: str, params: Params) -> Authorization:
-    decision = decide(evidence.read_plan(run_id), params.run(run_id))
+    decision = decide(
+        evidence.read_plan(run_id), params.run(run_id), ledger_root=Path(params.ledger_root)
+    )
     evidence.write_authorization(decision)
     return decision

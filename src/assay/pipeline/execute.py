@@ -105,7 +105,14 @@ class Executed(Frozen):
         )
 
 
-def provider_factory(plan: Plan) -> Callable[[], Provider]:
+SERVER_LOG = "server.log"
+"""A local model's server output, in the run's ledger folder."""
+
+
+def provider_factory(plan: Plan, ledger_dir: Path) -> Callable[[], Provider]:
+    """How to make the run's provider. ``ledger_dir``: the run's ledger folder, where a local
+    model's server log goes (beside the attempts it served, outside DVC's outputs: its
+    timestamps would make the send stage's outputs differ from one fresh run to the next)."""
     profile = plan.model
 
     def make() -> Provider:
@@ -120,9 +127,7 @@ def provider_factory(plan: Plan) -> Callable[[], Provider]:
                 )
             return ReplayProvider(Path(profile.replay_ledger))
         if profile.provider == "local":
-            return LocalProvider(
-                profile, runtime=plan.runtime, log=evidence.server_log_file(plan.run)
-            )
+            return LocalProvider(profile, runtime=plan.runtime, log=ledger_dir / SERVER_LOG)
         return make_provider(profile, env=os.environ)
 
     return make
@@ -253,7 +258,7 @@ def admit(
 
 def send(
     admitted: Admitted,
-    factory: Callable[[Plan], Callable[[], Provider]] = provider_factory,
+    factory: Callable[[Plan, Path], Callable[[], Provider]] = provider_factory,
     preflight: CheckReport | None = None,
 ) -> Executed:
     """Send the run's calls (concurrency one, plan order; ``assay.execute``) under its ledger's
@@ -266,7 +271,9 @@ def send(
         rows = evidence.read_prompt_rows(plan.scenario)
         prompts = {key: row.prompt for key, row in rows.items()}
         renderer = ChainRenderer(rows, plan.analysis.extraction)
-        executor = Executor(plan, opened, prompts, factory(plan), next_prompt=renderer)
+        executor = Executor(
+            plan, opened, prompts, factory(plan, opened.directory), next_prompt=renderer
+        )
         with SpendProgress(plan) as observe, closing(executor):
             records = executor.run(observe)
     return Executed(

@@ -30,6 +30,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack
+from pathlib import Path
 
 from assay import evidence
 from assay.errors import AssayError
@@ -120,7 +121,7 @@ def shared_preflights(
 
 def run(
     params: Params,
-    factory: Callable[[Plan], Callable[[], Provider]] = provider_factory,
+    factory: Callable[[Plan, Path], Callable[[], Provider]] = provider_factory,
     *,
     env: Mapping[str, str] = os.environ,
     checks: Checks = run_checks,
