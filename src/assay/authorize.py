@@ -48,6 +48,15 @@ def replanned_after_spending(
     )
 
 
+def replanned_refusal(plan: Plan, run: RunSpec, root: Path) -> str | None:
+    """Why ``plan`` may not be authorized because its run already sent under another plan
+    here, or ``None``."""
+    begun = begun_plans(root, plan.run)
+    if begun and plan.hash not in begun:
+        return replanned_after_spending(plan, run, begun, root)
+    return None
+
+
 def decide(plan: Plan, run: RunSpec, ledger_root: Path | None = None) -> Authorization:
     """The run's authorization state under ``plan``. ``ledger_root``: where ledgers are, so a
     paid run re-planned after it began sending is named as such (with both ways on)."""
@@ -80,11 +89,9 @@ def decide(plan: Plan, run: RunSpec, ledger_root: Path | None = None) -> Authori
                 f"`assay plan show {plan.run}`, then `assay authorize {plan.run} --plan-hash HASH`."
             )
         if value != plan_hash:
-            begun = {} if ledger_root is None else begun_plans(ledger_root, plan.run)
-            if begun and plan_hash not in begun:
-                raise AuthorizationError(
-                    replanned_after_spending(plan, run, begun, ledger_root or Path())
-                )
+            replanned = None if ledger_root is None else replanned_refusal(plan, run, ledger_root)
+            if replanned is not None:
+                raise AuthorizationError(replanned)
             raise AuthorizationError(
                 f"run {plan.run!r}: the plan changed since it was approved: runs.{plan.run}.{field} "
                 f"is {value} but the current plan hash is {plan_hash}. Inspect the new plan "
@@ -116,9 +123,9 @@ def issue_token(plan: Plan, run: RunSpec, *, root: Path, ledger_root: str) -> st
 
     Refuses when params.yaml already carries a token whose ledger is not here: that
     authorization may have been spent in another clone or ledger folder."""
-    begun = begun_plans(root, plan.run)
-    if begun and plan.hash not in begun:
-        raise SpendRefused(replanned_after_spending(plan, run, begun, root))
+    replanned = replanned_refusal(plan, run, root)
+    if replanned is not None:
+        raise SpendRefused(replanned)
     ledger = Ledger.at(root, plan.run, plan.hash)
     state = ledger.state()
     if run.authorization_token is not None and (

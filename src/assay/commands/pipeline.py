@@ -31,7 +31,7 @@ def _plan_show(args: argparse.Namespace) -> int:
 
 
 def _authorize(args: argparse.Namespace) -> int:
-    from assay.authorize import SpendRefused, issue_token, partial_refusal
+    from assay.authorize import SpendRefused, issue_token, partial_refusal, replanned_refusal
     from assay.ledger import LedgerBindingError
     from assay.params import ParamsError, load_params
     from assay.params_edit import write_authorization
@@ -52,6 +52,9 @@ def _authorize(args: argparse.Namespace) -> int:
     if not plan.budget.paid:
         print(f"{args.run} is free: no authorization needed")
         return 0
+    replanned = replanned_refusal(plan, params.run(args.run), Path(params.ledger_root))
+    if replanned is not None:
+        raise UsageError(replanned)
     partial = partial_refusal(plan)
     if partial is not None and not args.accept_partial:
         raise UsageError(partial)
