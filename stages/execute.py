@@ -1,16 +1,19 @@
 """DVC stage `execute`: one run's cells from the send stage's receipt and the responses in the
-run's ledger. It sends nothing (the send stage does; see assay.pipeline.execute.collect)."""
+run's ledger. It sends only a run the send stage left to it, because the `dvc repro` that ran
+the send stage asked for other runs only (see assay.pipeline.send.execute_stage)."""
 
 import sys
-from collections import Counter
 
 from assay.errors import boundary
 from assay.params import load_params
-from assay.pipeline import execute
+from assay.pipeline import send
 
 if __name__ == "__main__":
     run_id = sys.argv[1]
     with boundary():
-        records = execute.collect(run_id, load_params())
-    counts = Counter(r.status for r in records)
-    print(f"{run_id}: " + ", ".join(f"{n} {status}" for status, n in sorted(counts.items())))
+        entry = send.execute_stage(run_id, load_params(), reload=load_params)
+        for line in send.describe(entry):
+            print(line)
+    if entry.failure is not None:
+        print(f"assay: {entry.failure}", file=sys.stderr)
+        sys.exit(1)

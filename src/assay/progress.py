@@ -39,12 +39,14 @@ class LogLines(io.TextIOBase):
         self.stream.flush()
 
 
-def progress(total: int, description: str, unit: str = "cell") -> tqdm:
-    """A progress bar of ``total`` items labelled ``description`` (use as a context manager)."""
+def progress(total: int, description: str, unit: str = "cell", initial: int = 0) -> tqdm:
+    """A progress bar of ``total`` items labelled ``description``, ``initial`` of them done
+    already (use as a context manager)."""
     stream = sys.stderr
     interactive = stream.isatty()
     return tqdm(
         total=total,
+        initial=initial,
         desc=description,
         unit=unit,
         file=stream if interactive else LogLines(stream),

@@ -266,6 +266,42 @@ def test_kill_mid_flight_then_rerun_sends_nothing_twice(
     assert "send" not in stages_ran(again.stdout)
 
 
+def test_dvc_repro_of_one_runs_execute_stage_sends_that_run_only(
+    paid_runs: Repo, servers: dict[str, Timed]
+) -> None:
+    """`dvc repro execute@par-a` with all three runs authorized sends par-a only; the next
+    `dvc repro` (every run) sends the other two through their own execute stages, and neither
+    sends anything twice."""
+    authorize(paid_runs)
+    one = paid_runs.dvc("repro", address("execute", "par-a"))
+    assert {run: timed.sent for run, timed in servers.items()} == {
+        "par-a": REQUESTS, "par-b": 0, "par-c": 0
+    }  # fmt: skip
+    assert statuses(paid_runs, "par-a") == ["completed"] * REQUESTS
+    assert not (paid_runs.path / "data" / "execute" / "par-b").exists()
+    for run in ("par-b", "par-c"):
+        assert (
+            f"{run}: not sent by this stage: `dvc repro {address('execute', 'par-a')}` asks for "
+            f"other runs; `uv run --env-file .env dvc repro {address('execute', run)}` sends it"
+        ) in one.stdout, one.stdout
+
+    rest = paid_runs.dvc("repro")
+    ran = stages_ran(rest.stdout)
+    assert "send" not in ran and {"execute@par-b", "execute@par-c"} <= ran
+    assert {run: timed.sent for run, timed in servers.items()} == dict.fromkeys(RUNS, REQUESTS)
+    for run in RUNS:
+        assert statuses(paid_runs, run) == ["completed"] * REQUESTS
+        assert_sequential_in_plan_order(paid_runs, run, servers[run])
+
+    # the send stage run again for every run decides the same: nothing is sent twice, and the
+    # cells a run's own execute stage sent are the ones its receipt now gives
+    before = {run: cells(paid_runs, run) for run in RUNS}
+    paid_runs.dvc("repro", "--force", "--single-item", "send")
+    paid_runs.dvc("repro")
+    assert {run: timed.sent for run, timed in servers.items()} == dict.fromkeys(RUNS, REQUESTS)
+    assert {run: cells(paid_runs, run) for run in RUNS} == before
+
+
 def test_a_keys_credit_must_cover_every_run_about_to_begin(
     paid_runs: Repo, servers: dict[str, Timed]
 ) -> None:
@@ -300,10 +336,10 @@ def test_a_fault_in_one_runs_thread_still_leaves_the_others_receipts(
     from assay.pipeline import send
     from assay.pipeline.execute import provider_factory
 
-    def factory(plan: Any) -> Callable[[], Any]:
+    def factory(plan: Any, ledger_dir: Path) -> Callable[[], Any]:
         if plan.run == "par-b":
             raise RuntimeError("a bug in par-b's thread")
-        return provider_factory(plan)
+        return provider_factory(plan, ledger_dir)
 
     authorize(paid_runs)
     paid_runs.dvc("repro", *(address("authorize", run) for run in RUNS))

@@ -71,7 +71,7 @@ def evaluate_placed(
     todo = [i for i in range(len(requests)) if i not in placed]
     for index, result in zip(
         todo,
-        _evaluate([requests[i] for i in todo], compute, image, archive, description),
+        _evaluate([requests[i] for i in todo], compute, image, archive, description, len(placed)),
         strict=True,
     ):
         placed[index] = result
@@ -90,13 +90,19 @@ def _evaluate(
     image: str,
     archive: Path | None,
     description: str | None,
+    remembered: int,
 ) -> list[Placed[CorrectnessResult]]:
-    if not requests:
-        return []
     if not compute.distributed:
         engine = local_identity().version
-        results = evaluate_many(requests, workers=default_workers(), description=description)
+        results = evaluate_many(
+            requests,
+            workers=default_workers(),
+            description=description,
+            already_done=remembered,
+        )
         return [Placed(result, LOCAL, engine) for result in results]
+    if not requests:
+        return []
     from assay.compute.client import connect
     from assay.compute.sandbox_cluster import evaluate_on_cluster
 

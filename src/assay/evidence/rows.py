@@ -96,6 +96,10 @@ class SendReceipt(Frozen):
     ledger_root: str
     """``params.yaml: ledger_root`` when the calls were decided: the ledger holding their texts."""
     calls: tuple[SentCall, ...]
+    deferred: bool = False
+    """The ``dvc repro`` that ran the send stage asked for other runs only
+    (``assay.pipeline.requested``): nothing was decided for this run here, and its execute
+    stage sends it (no calls)."""
 
 
 class SentPromptRow(Frozen):

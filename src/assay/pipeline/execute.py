@@ -286,13 +286,23 @@ def send(
 
 
 def collect(
-    run_id: str, params: Params, *, current_plan: Callable[[str, Params], Plan] = make_plan
+    run_id: str,
+    params: Params,
+    *,
+    current_plan: Callable[[str, Params], Plan] = make_plan,
+    records: Sequence[CallRecord] | None = None,
 ) -> list[CallRecord]:
-    """The ``execute`` stage: the run's ``cells`` table from the ``send`` stage's receipt and
-    the responses in the run's ledger. It sends nothing; it re-checks the authorization as
-    sending does, so a run whose authorization changed since is refused here too."""
+    """The run's ``cells`` table from the ``send`` stage's receipt and the responses in the
+    run's ledger, or from ``records`` the execute stage has just sent itself. It sends nothing;
+    it re-checks the authorization as sending does, so a run whose authorization changed since
+    is refused here too."""
     admitted = admit(run_id, params, current_plan=current_plan)
-    records = awaiting(admitted.plan) if admitted.awaiting else received(admitted)
+    if records is not None:
+        records = list(records)
+    elif admitted.awaiting:
+        records = awaiting(admitted.plan)
+    else:
+        records = received(admitted)
     evidence.write_table(evidence.CELLS, run_id, records)
     rendered = evidence.read_prompt_rows(admitted.plan.scenario).values()
     prompts = sent_prompt_rows(run_id, records, admitted.ledger, [r.prompt for r in rendered])

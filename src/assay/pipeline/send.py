@@ -40,11 +40,13 @@ from assay.pipeline.execute import (
     Checks,
     Executed,
     admit,
+    collect,
     provider_factory,
     receipt,
     send,
 )
 from assay.pipeline.plan import make_plan
+from assay.pipeline.requested import EVERY_RUN, Requested, how_to_send
 from assay.plan import Plan
 from assay.providers.base import ModelProfile, Provider
 from assay.providers.check import CheckReport, run_checks
@@ -59,6 +61,9 @@ class Sent(Frozen):
     run: str
     executed: Executed | None = None
     error: str | None = None
+    deferred_by: str | None = None
+    """The DVC command that asked for other runs only: nothing was decided for this one here
+    (its execute stage sends it)."""
 
     @property
     def failure(self) -> str | None:
@@ -127,14 +132,92 @@ def run(
     checks: Checks = run_checks,
     current_plan: Callable[[str, Params], Plan] = make_plan,
     reload: Callable[[], Params] | None = None,
+    requested: Requested = EVERY_RUN,
 ) -> list[Sent]:
-    """Send every run of ``params`` (runs in parallel, each sequential) and write each receipt;
-    one entry per run, in params.yaml's order. With ``reload`` (params.yaml read again), a run
-    is admitted again when its turn to send comes, so a revocation while it waited for its
-    key's cap is heeded."""
+    """The send stage: send every run of ``params`` that the DVC command asked for
+    (``requested``; runs in parallel, each sequential) and write each receipt; every other run
+    gets a deferred receipt, and its own execute stage sends it (:func:`execute_stage`). One
+    entry per run, in params.yaml's order."""
+    wanted = [run_id for run_id in params.runs if requested.wants(run_id)]
+    sent, receipts, unexpected = _send_runs(
+        params,
+        wanted,
+        factory,
+        env=env,
+        checks=checks,
+        current_plan=current_plan,
+        reload=reload,
+    )
+    for made in receipts:
+        evidence.write_receipt(made)
+    left = [run_id for run_id in params.runs if not requested.wants(run_id)]
+    for run_id in left:
+        evidence.write_receipt(deferred_receipt(run_id, params))
+    if unexpected is not None:
+        raise unexpected  # after every other run's receipt is written
+    by_run = {entry.run: entry for entry in sent}
+    return [
+        by_run.get(run_id) or Sent(run=run_id, deferred_by=requested.command)
+        for run_id in params.runs
+    ]
+
+
+def deferred_receipt(run_id: str, params: Params) -> evidence.SendReceipt:
+    return evidence.SendReceipt(
+        run=run_id,
+        plan_hash=evidence.read_plan(run_id).hash,
+        ledger_root=params.ledger_root,
+        calls=(),
+        deferred=True,
+    )
+
+
+def execute_stage(
+    run_id: str,
+    params: Params,
+    factory: Callable[[Plan, Path], Callable[[], Provider]] = provider_factory,
+    *,
+    env: Mapping[str, str] = os.environ,
+    checks: Checks = run_checks,
+    reload: Callable[[], Params] | None = None,
+) -> Sent:
+    """The ``execute`` stage: the run's cells from its receipt and ledger
+    (:func:`assay.pipeline.execute.collect`). A run the send stage deferred is sent here first,
+    alone, through the same checks; a failure writes nothing (the stage fails, so the next
+    ``dvc repro`` tries again)."""
+    if not evidence.read_receipt(run_id).deferred:
+        return Sent(
+            run=run_id, executed=Executed(run=run_id, records=tuple(collect(run_id, params)))
+        )
+    sent, _, unexpected = _send_runs(
+        params, [run_id], factory, env=env, checks=checks, current_plan=make_plan, reload=reload
+    )
+    if unexpected is not None:
+        raise unexpected
+    (entry,) = sent
+    if entry.failure is None and entry.executed is not None:
+        collect(run_id, params, records=entry.executed.records)
+    return entry
+
+
+def _send_runs(
+    params: Params,
+    run_ids: list[str],
+    factory: Callable[[Plan, Path], Callable[[], Provider]],
+    *,
+    env: Mapping[str, str],
+    checks: Checks,
+    current_plan: Callable[[str, Params], Plan],
+    reload: Callable[[], Params] | None,
+) -> tuple[list[Sent], list[evidence.SendReceipt], Exception | None]:
+    """Send ``run_ids`` (runs in parallel, each sequential): one entry per run in the given
+    order, the receipts of the runs that did not fail, and a fault that is not assay's own
+    raised in one run's thread (the caller raises it once the others' receipts are written).
+    With ``reload`` (params.yaml read again), a run is admitted again when its turn to send
+    comes, so a revocation while it waited for its key's cap is heeded."""
     admitted: list[Admitted] = []
     errors: dict[str, str] = {}
-    for run_id in params.runs:
+    for run_id in run_ids:
         try:
             admitted.append(admit(run_id, params, current_plan=current_plan))
         except AssayError as exc:
@@ -177,11 +260,30 @@ def run(
             by_run[run_id], done[run_id] = future.result()
         except AssayError as exc:
             errors[run_id] = str(exc)
-        except Exception as exc:  # noqa: BLE001 - a fault in one run's thread: re-raised below
+        except Exception as exc:  # noqa: BLE001 - a fault in one run's thread: re-raised by the caller
             unexpected = unexpected or exc
-    for run_id, executed in done.items():
-        if not executed.refused:
-            evidence.write_receipt(receipt(by_run[run_id], executed))
-    if unexpected is not None:
-        raise unexpected  # after every other run's receipt is written
-    return [Sent(run=r, executed=done.get(r), error=errors.get(r)) for r in params.runs]
+    receipts = [
+        receipt(by_run[run_id], executed)
+        for run_id, executed in done.items()
+        if not executed.refused
+    ]
+    sent = [Sent(run=r, executed=done.get(r), error=errors.get(r)) for r in run_ids]
+    return sent, receipts, unexpected
+
+
+def describe(entry: Sent) -> list[str]:
+    """What a stage prints of one run it sent, collected or deferred."""
+    executed = entry.executed
+    lines = []
+    if entry.deferred_by is not None:
+        plan = evidence.read_plan(entry.run)
+        lines.append(
+            f"{entry.run}: not sent by this stage: `{entry.deferred_by}` asks for other runs; "
+            + how_to_send(entry.run, plan.model.api_key_env)
+        )
+    if executed is not None and executed.preflight is not None:
+        lines.append(f"{entry.run}: pre-flight checks (free calls)\n{executed.preflight.render()}")
+    if executed is not None and not executed.refused:
+        counts = Counter(r.status for r in executed.records)
+        lines.append(f"{entry.run}: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())))
+    return lines

@@ -21,11 +21,16 @@ def default_workers() -> int:
 
 
 def evaluate_many(
-    requests: Sequence[SandboxRequest], *, workers: int, description: str | None = None
+    requests: Sequence[SandboxRequest],
+    *,
+    workers: int,
+    description: str | None = None,
+    already_done: int = 0,
 ) -> list[CorrectnessResult]:
     """Evaluate ``requests`` on ``workers`` threads, each in its own containers (never sharing
     one: see :mod:`~assay.sandbox.runner`); results in request order. With a ``description``,
-    progress (done/total, rate, ETA) goes to stderr (:mod:`assay.progress`).
+    progress (done/total, rate, ETA) goes to stderr (:mod:`assay.progress`), counting
+    ``already_done`` results the caller has without evaluating them (remembered ones).
 
     On SIGTERM/SIGINT (main thread) or any error, no new container starts, every live one is
     removed, and the workers are joined before the exception propagates. Containers left by an
@@ -39,13 +44,18 @@ def evaluate_many(
     try:
         with (
             removal_on_signals(),
-            progress(len(requests) if description else 0, description or "", unit="run") as bar,
+            progress(
+                len(requests) + already_done if description else 0,
+                description or "",
+                unit="run",
+                initial=already_done,
+            ) as bar,
         ):
             futures = [executor.submit(evaluate, request) for request in requests]
             pending = set(futures)
             while pending:
                 _, pending = wait(pending, timeout=POLL_SECONDS, return_when=FIRST_EXCEPTION)
-                bar.update(len(futures) - len(pending) - bar.n)
+                bar.update(already_done + len(futures) - len(pending) - bar.n)
                 if any(f.done() and f.exception() is not None for f in futures):
                     break
             return [future.result() for future in futures]
