@@ -9,4 +9,7 @@ from assay.plan import summary
 
 if __name__ == "__main__":
     with boundary():
-        print(summary(plan.run(sys.argv[1], load_params())))
+        planned = plan.run(sys.argv[1], load_params())
+        print(summary(planned.plan))
+        if planned.replanned:
+            print(planned.replanned)

@@ -165,5 +165,5 @@ def test_a_run_replanned_after_it_sent_names_its_ledger_and_the_ways_on(plan, tm
         issue_token(plan, renewing, root=tmp_path, ledger_root="ledger")
     for refusal in (str(stage.value), str(command.value)):
         assert named in refusal and f"an edit since gives it plan {plan.hash}" in refusal
-        assert "uv run assay run add r-2 --model m --scenario v1" in refusal
+        assert "uv run assay run add r-2 --like r" in refusal
         assert "not here" not in refusal

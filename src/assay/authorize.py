@@ -14,6 +14,7 @@ a token whose ledger is not here, and ``check_spendable`` refuses it before anyt
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from pathlib import Path
 
 from assay.errors import AuthorizationError
@@ -28,38 +29,73 @@ class SpendRefused(AuthorizationError):
     authorized): the message says why and what to do; nothing was sent."""
 
 
+def fresh_run_id(run: str, taken: Collection[str]) -> str:
+    """The first of ``RUN-2``, ``RUN-3``, … not declared yet."""
+    number = 2
+    while f"{run}-{number}" in taken:
+        number += 1
+    return f"{run}-{number}"
+
+
 def replanned_after_spending(
-    plan: Plan, run: RunSpec, begun: dict[str, LedgerState], root: Path
+    run: str,
+    sent_hash: str,
+    state: LedgerState,
+    new_hash: str,
+    *,
+    root: Path,
+    fresh: str,
+    kept: bool,
 ) -> str:
-    """What a paid run that began sending under another plan is, and the two ways on: undo
-    the edit that re-planned it, or give the edit a run id of its own."""
-    old_hash, state = next(iter(begun.items()))
+    """What a paid run that sent under plan ``sent_hash`` is now that an edit gives its
+    settings ``new_hash``, and the exact commands on. ``kept``: its plan and inputs were sealed
+    with its ledger (``assay.seal``), so its evidence and report stay as they were."""
     answered = sum(1 for o in state.outcomes.values() if o.get("status") == "completed")
     spent = sum(o.get("cost_usd") or 0.0 for o in state.outcomes.values())
-    fresh = f"{plan.run}-2"
+    sent = (
+        f"run {run!r} already sent under plan {sent_hash} (its ledger {root / run / sent_hash} "
+        f"holds {answered} answered of {len(state.intents)} calls, ${spent:.4f} reported "
+        "spent), and a paid run is never re-planned"
+    )
+    new_run = (
+        f"`uv run assay run add {fresh} --like {run}`, `uv run dvc repro`, `uv run assay plan "
+        f"show {fresh}`, then `uv run assay authorize {fresh} --plan-hash HASH`"
+    )
+    if kept:
+        return (
+            f"{sent}: its evidence and report stay as they were, from the plan, subjects and "
+            f"prompts it was sent (kept with its ledger). An edit since changes what its "
+            f"settings would send (plan {new_hash} under this run id: data/plan/{run}/next.json); "
+            f"a new run id gets that plan, awaiting its own authorization: {new_run}"
+        )
     return (
-        f"run {plan.run!r} already sent under plan {old_hash} (its ledger {root / plan.run / old_hash} "
-        f"holds {answered} answered of {len(state.intents)} calls, ${spent:.4f} reported spent); "
-        f"an edit since gives it plan {plan.hash}, and a paid run is never re-planned. To keep "
-        f"{plan.run}'s evidence and report, undo the edit (`git diff -- params.yaml "
-        f"fixtures` shows it). To study the edit, declare it as a new run: `uv run assay run "
-        f"add {fresh} --model {run.model} --scenario {run.scenario}`, then `uv run assay plan "
-        f"show {fresh}` and `uv run assay authorize {fresh} --plan-hash HASH`"
+        f"{sent}; an edit since gives it plan {new_hash}. To keep {run}'s evidence and report, "
+        "undo the edit (`git diff -- params.yaml` and the fixtures show it). To study the edit, "
+        f"declare it as a new run: {new_run}"
     )
 
 
-def replanned_refusal(plan: Plan, run: RunSpec, root: Path) -> str | None:
+def replanned_refusal(
+    plan: Plan, root: Path, taken: Collection[str], *, kept: bool = False
+) -> str | None:
     """Why ``plan`` may not be authorized because its run already sent under another plan
     here, or ``None``."""
     begun = begun_plans(root, plan.run)
-    if begun and plan.hash not in begun:
-        return replanned_after_spending(plan, run, begun, root)
-    return None
+    if not begun or plan.hash in begun:
+        return None
+    sent_hash, state = next(iter(begun.items()))
+    fresh = fresh_run_id(plan.run, taken)
+    return replanned_after_spending(
+        plan.run, sent_hash, state, plan.hash, root=root, fresh=fresh, kept=kept
+    )
 
 
-def decide(plan: Plan, run: RunSpec, ledger_root: Path | None = None) -> Authorization:
+def decide(
+    plan: Plan, run: RunSpec, ledger_root: Path | None = None, taken: Collection[str] = ()
+) -> Authorization:
     """The run's authorization state under ``plan``. ``ledger_root``: where ledgers are, so a
-    paid run re-planned after it began sending is named as such (with both ways on)."""
+    paid run re-planned after it began sending is named as such (with the ways on; ``taken``:
+    the declared run ids, so the new one suggested is free)."""
     plan_hash = plan.hash  # computed once: it hashes the whole plan
 
     def result(state: AuthorizationState, reason: str) -> Authorization:
@@ -89,7 +125,11 @@ def decide(plan: Plan, run: RunSpec, ledger_root: Path | None = None) -> Authori
                 f"`assay plan show {plan.run}`, then `assay authorize {plan.run} --plan-hash HASH`."
             )
         if value != plan_hash:
-            replanned = None if ledger_root is None else replanned_refusal(plan, run, ledger_root)
+            replanned = (
+                None
+                if ledger_root is None
+                else replanned_refusal(plan, ledger_root, (plan.run, *taken))
+            )
             if replanned is not None:
                 raise AuthorizationError(replanned)
             raise AuthorizationError(
@@ -123,7 +163,7 @@ def issue_token(plan: Plan, run: RunSpec, *, root: Path, ledger_root: str) -> st
 
     Refuses when params.yaml already carries a token whose ledger is not here: that
     authorization may have been spent in another clone or ledger folder."""
-    replanned = replanned_refusal(plan, run, root)
+    replanned = replanned_refusal(plan, root, (plan.run,))
     if replanned is not None:
         raise SpendRefused(replanned)
     ledger = Ledger.at(root, plan.run, plan.hash)

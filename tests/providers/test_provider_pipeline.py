@@ -34,6 +34,7 @@ from paid_run import (
 )
 from provider_server import PLANTED_KEY, LocalServer, Reply, Seen
 
+from assay.evidence.plan import load_plan
 from assay.pipeline.layout import address
 from tests.conftest import Repo, stages_ran
 
@@ -200,37 +201,74 @@ def test_echoed_key_is_written_nowhere(paid: Repo, paid_server: LocalServer) -> 
     assert_key_written_nowhere(paid, sent.stdout, sent.stderr)
 
 
-def test_an_edit_after_spending_names_what_was_sent_and_the_ways_on(
+def _outputs(repo: Repo, *folders: str) -> dict[str, bytes]:
+    return {
+        path.relative_to(repo.path).as_posix(): path.read_bytes()
+        for folder in folders
+        for path in sorted((repo.path / folder).rglob("*"))
+        if path.is_file()
+    }
+
+
+RUN_EVIDENCE = tuple(
+    f"data/{stage}/{RUN}"
+    for stage in ("authorize", "execute", "extract", "structure", "correctness", "measure")
+) + (f"data/report/runs/{RUN}",)
+
+
+def test_an_edit_after_spending_keeps_the_run_and_plans_the_edit_apart(
     paid: Repo, paid_server: LocalServer
 ) -> None:
-    """A v1 task added after the paid run sent re-plans it: `dvc repro` and `assay authorize`
-    name the run's ledger, what it holds and the exact commands on (never "a ledger that is
-    not here"), and nothing more is sent."""
+    """After the paid run sent, a v1 task is added and an existing task's instruction edited.
+    `dvc repro` succeeds: the run keeps its plan, evidence and report byte for byte (scored
+    against the subjects and prompts it was sent), the edit's plan is written beside it, every
+    message names the ledger, what it holds and the exact commands on, `assay authorize` refuses
+    the run again, and the new run id those commands declare awaits its own authorization.
+    Nothing more is sent."""
     spent_hash = authorize(paid)
     paid.dvc("repro")
     seen = len(paid_server.requests)
-    shutil.copytree(
-        paid.path / "fixtures" / "v1" / "income-tax",
-        paid.path / RUN_CASE["fixtures"] / "v1" / "income-tax",
-    )
+    before = _outputs(paid, *RUN_EVIDENCE)
+    assert any(name.endswith("abstraction.md") for name in before)
+    fixtures = paid.path / RUN_CASE["fixtures"] / "v1"
+    shutil.copytree(paid.path / "fixtures" / "v1" / "income-tax", fixtures / "income-tax")
+    edited = RUN_CASE["tasks"][0]
+    task = fixtures / edited / "task.toml"
+    task.write_text(task.read_text().replace('instruction = "', 'instruction = "Please: ', 1))
 
-    failed = paid.dvc("repro", check=False)
-    assert failed.returncode != 0
-    new_hash = paid.read(f"data/plan/{RUN}/plan.sha256").strip()
-    assert new_hash != spent_hash
+    after = paid.dvc("repro")
+    assert paid.read(f"data/plan/{RUN}/plan.sha256").strip() == spent_hash
+    successor = json.loads(paid.read(f"data/plan/{RUN}/next.json"))
+    assert {cell["subject"] for cell in successor["cells"]} == {*RUN_CASE["tasks"], "income-tax"}
+    assert _outputs(paid, *RUN_EVIDENCE) == before, "the run's evidence or report changed"
     named = (
         f"run {RUN!r} already sent under plan {spent_hash} (its ledger "
         f"ledger/{RUN}/{spent_hash} holds {REQUESTS} answered of {REQUESTS} calls"
     )
-    assert named in failed.stderr
-    assert f"an edit since gives it plan {new_hash}" in failed.stderr
-    fresh = f"uv run assay run add {RUN}-2 --model {RUN_CASE['run_spec']['model']} --scenario v1"
-    assert fresh in failed.stderr
+    fresh = f"{RUN}-2"
+    commands = f"`uv run assay run add {fresh} --like {RUN}`, `uv run dvc repro`"
+    assert named in after.stdout and commands in after.stdout, after.stdout
+    assert "its evidence and report stay as they were" in after.stdout
 
-    refused = paid.run(
-        "python", "-m", "assay.cli", "authorize", RUN, "--plan-hash", new_hash, check=False
+    shown = paid.run("python", "-m", "assay.cli", "plan", "show", RUN)
+    assert named in shown.stdout and commands in shown.stdout
+    new_hash = load_plan((paid.path / "data" / "plan" / RUN / "next.json").read_bytes()).hash
+    assert f"plan {new_hash} under this run id" in shown.stdout
+    for given in (spent_hash, new_hash):
+        refused = paid.run(
+            "python", "-m", "assay.cli", "authorize", RUN, "--plan-hash", given, check=False
+        )
+        assert refused.returncode != 0
+        assert named in refused.stderr and commands in refused.stderr
+        assert "not here" not in refused.stderr and "spent elsewhere" not in refused.stderr
+
+    paid.run("python", "-m", "assay.cli", "run", "add", fresh, "--like", RUN)
+    declared = paid.dvc("repro")
+    assert json.loads(paid.read(f"data/authorize/{fresh}/authorization.json"))["state"] == (
+        "awaiting-authorization"
     )
-    assert refused.returncode != 0
-    assert named in refused.stderr
-    assert "not here" not in refused.stderr and "spent elsewhere" not in refused.stderr
+    fresh_plan = json.loads(paid.read(f"data/plan/{fresh}/plan.json"))
+    assert {cell["subject"] for cell in fresh_plan["cells"]} == {*RUN_CASE["tasks"], "income-tax"}
+    assert f"{fresh}" in declared.stdout
+    assert _outputs(paid, *RUN_EVIDENCE) == before
     assert len(paid_server.requests) == seen, "an edit after spending sent a request"

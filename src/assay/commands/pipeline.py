@@ -11,7 +11,7 @@ from assay.pipeline.layout import repro_command
 
 def _plan_show(args: argparse.Namespace) -> int:
     from assay.params import ParamsError, load_params
-    from assay.pipeline.plan import make_plan
+    from assay.pipeline.plan import kept_or_current, make_plan
     from assay.plan import summary
 
     try:
@@ -27,6 +27,9 @@ def _plan_show(args: argparse.Namespace) -> int:
             f"{exc} (run `dvc repro` for the subjects and render stages first)"
         ) from None
     print(summary(plan))
+    _, replanned = kept_or_current(args.run, params, plan)
+    if replanned:
+        print(f"\n{replanned}")
     return 0
 
 
@@ -36,6 +39,7 @@ def _authorize(args: argparse.Namespace) -> int:
     from assay.params import ParamsError, load_params
     from assay.params_edit import write_authorization
     from assay.pipeline.plan import make_plan
+    from assay.seal import sealed_run
 
     try:
         params = load_params(args.params)
@@ -44,6 +48,13 @@ def _authorize(args: argparse.Namespace) -> int:
         raise UsageError(*exc.lines) from None
     except FileNotFoundError as exc:
         raise UsageError(str(exc)) from None
+    if plan.budget.paid:
+        # first: a run that sent is never authorized again, whichever hash is given
+        root = Path(params.ledger_root)
+        kept = sealed_run(root, args.run) is not None
+        replanned = replanned_refusal(plan, root, tuple(params.runs), kept=kept)
+        if replanned is not None:
+            raise UsageError(replanned)
     if args.plan_hash != plan.hash:
         raise UsageError(
             f"plan hash {args.plan_hash} is not the current plan of {args.run} ({plan.hash}); "
@@ -52,9 +63,6 @@ def _authorize(args: argparse.Namespace) -> int:
     if not plan.budget.paid:
         print(f"{args.run} is free: no authorization needed")
         return 0
-    replanned = replanned_refusal(plan, params.run(args.run), Path(params.ledger_root))
-    if replanned is not None:
-        raise UsageError(replanned)
     partial = partial_refusal(plan)
     if partial is not None and not args.accept_partial:
         raise UsageError(partial)

@@ -17,17 +17,25 @@ attempt is a new run id.
 
 
 def _run_add(args: argparse.Namespace) -> int:
-    from assay.params import ParamsError
+    from assay.params import ParamsError, load_params
     from assay.params_edit import add_run
 
+    model, scenario, repeats, schedule = args.model, args.scenario, args.repeats, args.schedule
     try:
+        if args.like is not None:
+            like = load_params(args.params).run(args.like)
+            model, scenario = model or like.model, scenario or like.scenario
+            repeats = like.repeats if repeats is None else repeats
+            schedule = schedule or like.schedule
+        if model is None or scenario is None:
+            raise UsageError("give --model and --scenario, or --like RUN to copy them")
         add_run(
             Path(args.params),
             args.run,
-            model=args.model,
-            scenario=args.scenario,
-            repeats=args.repeats,
-            schedule=args.schedule,
+            model=model,
+            scenario=scenario,
+            repeats=2 if repeats is None else repeats,
+            schedule=schedule,
         )
     except ParamsError as exc:
         raise UsageError(*exc.lines) from None
@@ -65,13 +73,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add.add_argument("run", help="the new run id")
-    add.add_argument("--model", required=True, help="a profile declared under params.yaml: models")
     add.add_argument(
-        "--scenario",
-        required=True,
-        help="a scenario (the README's Scenarios table lists them)",
+        "--like",
+        metavar="RUN",
+        help="copy model, scenario, repeats and schedule from this declared run (never its "
+        "authorization); the options below override them",
     )
-    add.add_argument("--repeats", type=int, default=2, help="repeats per cell, 1-20 (default 2)")
+    add.add_argument("--model", help="a profile declared under params.yaml: models")
+    add.add_argument("--scenario", help="a scenario (the README's Scenarios table lists them)")
+    add.add_argument("--repeats", type=int, default=None, help="repeats per cell, 1-20 (default 2)")
     add.add_argument(
         "--schedule",
         default=None,

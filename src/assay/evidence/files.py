@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -90,6 +91,11 @@ def read_scenario_file(path: Path) -> Scenario:
     return read_json(path, Scenario)
 
 
+def read_run_scenario(run: str, scenario: str) -> Scenario:
+    """The scenario as ``run`` was sent from it (``paths.scenario_source``)."""
+    return read_scenario_file(paths.scenario_source("subjects", run, scenario) / "scenario.json")
+
+
 def write_sources(name: str, sources: dict[str, str]) -> None:
     paths.sources_file(name).write_bytes(canonical_json(sources) + b"\n")
 
@@ -107,6 +113,13 @@ def read_sources_digest(name: str) -> str:
 
 def read_prompt_rows(scenario: str) -> dict[tuple[str, str], PromptRow]:
     return {(r.subject, r.arm): r for r in read_table(PROMPTS, scenario)}
+
+
+def read_run_prompt_rows(run: str, scenario: str) -> dict[tuple[str, str], PromptRow]:
+    """The prompts ``run`` was sent (``paths.scenario_source``)."""
+    folder = paths.scenario_source(PROMPTS.stage, run, scenario)
+    rows: list[PromptRow] = read_rows(folder / PROMPTS.file, PromptRow)
+    return {(r.subject, r.arm): r for r in rows}
 
 
 def read_prompts(scenario: str) -> dict[tuple[str, str], str]:
@@ -160,6 +173,25 @@ def write_plan(plan: Plan) -> None:
         json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8"
     )
     paths.plan_hash_file(plan.run).write_text(plan.hash + "\n", encoding="ascii")
+
+
+def keep_sealed_plan(run: str, sealed_plan: Path, inputs: dict[str, Path], successor: Plan) -> Plan:
+    """Make the plan a paid run was sent under its plan again, with the subjects and prompts it
+    was sent from beside it (``paths.run_inputs_dir``), and ``successor``, the plan the current
+    inputs give, as ``next.json``; the kept plan."""
+    for target in (paths.plan_file(run), paths.plan_hash_file(run)):
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(sealed_plan / target.name, target)
+    for stage, source in inputs.items():
+        shutil.copytree(source, paths.run_inputs_dir(run) / stage)
+    document = json.loads(successor.canonical())
+    paths.next_plan_file(run).write_text(
+        json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
+    kept = read_plan(run)
+    if kept.hash != paths.plan_hash_file(run).read_text(encoding="ascii").strip():
+        raise EvidenceError(f"{sealed_plan}: the sealed plan is not the one its hash names")
+    return kept
 
 
 def read_plan(run_id: str, data: Path = paths.DATA) -> Plan:

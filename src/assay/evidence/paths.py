@@ -49,6 +49,28 @@ def sources_file(scenario: str, data: Path = DATA) -> Path:
     return stage_file("subjects", scenario, "sources.json", data)
 
 
+SCENARIO_STAGES = ("subjects", "render")
+"""The per-scenario stages whose outputs a run's later stages read besides its plan."""
+
+
+def scenario_dir(stage: str, scenario: str, data: Path = DATA) -> Path:
+    """``data/<stage>/<scenario>/``: one of :data:`SCENARIO_STAGES`' outputs for a scenario."""
+    return data / stage / scenario
+
+
+def run_inputs_dir(run: str, data: Path = DATA) -> Path:
+    """``data/plan/<run>/inputs/``: the subjects and prompts a paid run was sent from, kept by
+    the plan stage once an edit gave the run another plan (``assay.seal``)."""
+    return data / "plan" / run / "inputs"
+
+
+def scenario_source(stage: str, run: str, scenario: str, data: Path = DATA) -> Path:
+    """The ``subjects`` or ``render`` folder a run's stages read: the run's sealed copy when it
+    was sent from an older version of its scenario, else the scenario's."""
+    sealed = run_inputs_dir(run, data) / stage
+    return sealed if sealed.is_dir() else scenario_dir(stage, scenario, data)
+
+
 def provenance_file(scenario: str) -> Path:
     """Where each codebase subject's code comes from (project, version, sha256, file digests)."""
     return stage_file("subjects", scenario, "provenance.json")
@@ -78,6 +100,12 @@ def plan_file(run: str, data: Path = DATA) -> Path:
 
 def plan_hash_file(run: str, data: Path = DATA) -> Path:
     return stage_file("plan", run, "plan.sha256", data)
+
+
+def next_plan_file(run: str, data: Path = DATA) -> Path:
+    """``data/plan/<run>/next.json``: the plan the current inputs give a paid run that was sent
+    under an older one (``assay.seal``); it waits for a run id of its own."""
+    return stage_file("plan", run, "next.json", data)
 
 
 def authorization_file(run: str, data: Path = DATA) -> Path:

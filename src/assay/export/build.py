@@ -134,7 +134,9 @@ def run_records(data: Path, ledger_root: Path, run: str) -> tuple[dict[str, byte
         paths.authorization_file(run).as_posix(): _json_record(
             paths.authorization_file(run, data), "paa-operating-record", "Authorization"
         ),
-        sources.as_posix(): paths.sources_file(plan.scenario, data).read_bytes(),
+        sources.as_posix(): (
+            paths.scenario_source("subjects", run, plan.scenario, data) / sources.name
+        ).read_bytes(),
     }
     if sha256_hex(files[sources.as_posix()]) != plan.fixture_sources:
         raise ExportError(f"{sources}: not the plan's fixtures")

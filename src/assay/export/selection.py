@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import BaseModel, create_model
 
 from assay import evidence
+from assay.evidence import paths
 from assay.records import CellKey, Frozen
 
 KEY = tuple(CellKey.model_fields)
@@ -66,7 +67,10 @@ class Table:
         return self.source.path(self._key(run, scenario)).as_posix()
 
     def data_path(self, data: Path, run: str, scenario: str) -> Path:
-        """The pipeline's file under the data folder ``data``."""
+        """The pipeline's file under the data folder ``data`` (a per-scenario table: as the run
+        was sent from it, ``paths.scenario_source``)."""
+        if self.source.per == "scenario":
+            return paths.scenario_source(self.source.stage, run, scenario, data) / self.source.file
         return self.source.path(self._key(run, scenario), data)
 
 

@@ -11,7 +11,10 @@ from assay.params import Params
 
 def run(run_id: str, params: Params) -> Authorization:
     decision = decide(
-        evidence.read_plan(run_id), params.run(run_id), ledger_root=Path(params.ledger_root)
+        evidence.read_plan(run_id),
+        params.run(run_id),
+        ledger_root=Path(params.ledger_root),
+        taken=tuple(params.runs),
     )
     evidence.write_authorization(decision)
     return decision

@@ -165,7 +165,7 @@ def run(run_id: str, params: Params) -> list[CorrectnessRow]:
     image = pinned.get("image_id") or ""
     scenario_name = params.run(run_id).scenario
     kind = image_kind(scenario_name)
-    scenario = evidence.read_scenario(scenario_name)
+    scenario = evidence.read_run_scenario(run_id, scenario_name)
     compute = params.compute
     if not compute.distributed:
         load_pinned(image, kind)

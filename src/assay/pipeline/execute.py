@@ -48,6 +48,7 @@ from assay.providers.local import LocalProvider
 from assay.providers.replay import ReplayProvider
 from assay.providers.simulated import SimulatedProvider, answer_book
 from assay.records import Frozen
+from assay.seal import seal
 
 Checks = Callable[[ModelProfile, Mapping[str, str]], CheckReport]
 
@@ -118,7 +119,7 @@ def provider_factory(plan: Plan, ledger_dir: Path) -> Callable[[], Provider]:
     def make() -> Provider:
         if profile.provider == "simulated":
             return SimulatedProvider(
-                profile, answer_book(evidence.read_scenario(plan.scenario).subjects)
+                profile, answer_book(evidence.read_run_scenario(plan.run, plan.scenario).subjects)
             )
         if profile.provider == "replay":
             if not profile.replay_ledger:
@@ -268,7 +269,9 @@ def send(
         return Executed(run=admitted.run, records=tuple(awaiting(plan)))
     ledger = Ledger.open(Path(admitted.ledger_root), admitted.run, plan.hash, paid=plan.budget.paid)
     with ledger.exclusive() as opened:
-        rows = evidence.read_prompt_rows(plan.scenario)
+        if plan.budget.paid and not opened.state().begun:
+            seal(opened.directory, plan)  # what its evidence needs, should an edit re-plan it
+        rows = evidence.read_run_prompt_rows(plan.run, plan.scenario)
         prompts = {key: row.prompt for key, row in rows.items()}
         renderer = ChainRenderer(rows, plan.analysis.extraction)
         executor = Executor(
@@ -304,7 +307,7 @@ def collect(
     else:
         records = received(admitted)
     evidence.write_table(evidence.CELLS, run_id, records)
-    rendered = evidence.read_prompt_rows(admitted.plan.scenario).values()
+    rendered = evidence.read_run_prompt_rows(run_id, admitted.plan.scenario).values()
     prompts = sent_prompt_rows(run_id, records, admitted.ledger, [r.prompt for r in rendered])
     evidence.write_table(evidence.PROMPT_TEXTS, run_id, prompts)
     return records

@@ -75,7 +75,7 @@ def plan_metric_tools(run_id: str) -> dict[str, str]:
 
 
 def run(run_id: str, params: Params) -> None:
-    scenario = evidence.read_scenario(params.run(run_id).scenario)
+    scenario = evidence.read_run_scenario(run_id, params.run(run_id).scenario)
     candidates = evidence.read_candidates(run_id)
     items = load_items(candidates, scenario)
     expected = plan_metric_tools(run_id) if params.compute.distributed else {}

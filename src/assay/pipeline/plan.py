@@ -1,16 +1,24 @@
-"""``plan`` stage: the run's plan and its hash. Makes no provider call."""
+"""``plan`` stage: the run's plan and its hash. Makes no provider call.
+
+A paid run that already sent under another plan keeps that plan, and the subjects and prompts it
+was sent from (``assay.seal``); the plan the current inputs give goes beside it, waiting for a
+run id of its own."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 from assay import evidence
+from assay.authorize import replanned_refusal
 from assay.errors import SelfTestFailed
 from assay.fixtures.scenarios import image_kind
 from assay.params import Params
 from assay.plan import Plan, build_plan, request_sizes, tool_versions
 from assay.providers.base import ModelProfile
 from assay.providers.factory import request_bytes
+from assay.records import Frozen
+from assay.seal import Sealed, sealed_run
 
 
 def request_size_measure(profile: ModelProfile) -> Callable[[str], int]:
@@ -82,7 +90,35 @@ def make_plan(run_id: str, params: Params) -> Plan:
     )
 
 
-def run(run_id: str, params: Params) -> Plan:
-    plan = make_plan(run_id, params)
-    evidence.write_plan(plan)
-    return plan
+class Planned(Frozen):
+    """What the plan stage decided for a run."""
+
+    plan: Plan
+    """The run's plan: the current one, or the one a paid run was sent under."""
+    replanned: str | None = None
+    """A paid run sent under an older plan: what it is, the current inputs' plan and the
+    commands on (``assay.authorize.replanned_after_spending``)."""
+
+
+def kept_or_current(run_id: str, params: Params, current: Plan) -> tuple[Sealed | None, str]:
+    """The seal a paid run sent under when the current plan differs from it (else ``None``),
+    and what to say of it."""
+    if not current.budget.paid:
+        return None, ""
+    root = Path(params.ledger_root)
+    sealed = sealed_run(root, run_id)
+    if sealed is None or sealed.plan_hash == current.hash:
+        return None, ""
+    message = replanned_refusal(current, root, tuple(params.runs), kept=True)
+    return sealed, message or ""
+
+
+def run(run_id: str, params: Params) -> Planned:
+    current = make_plan(run_id, params)
+    sealed, message = kept_or_current(run_id, params, current)
+    if sealed is None:
+        evidence.write_plan(current)
+        return Planned(plan=current)
+    inputs = {stage: sealed.inputs(stage) for stage in evidence.SCENARIO_STAGES}
+    kept = evidence.keep_sealed_plan(run_id, sealed.plan_dir, inputs, current)
+    return Planned(plan=kept, replanned=message)

@@ -46,7 +46,7 @@ def verdict_rows(
 
 
 def run(run_id: str, params: Params) -> None:
-    scenario = evidence.read_scenario(params.run(run_id).scenario)
+    scenario = evidence.read_run_scenario(run_id, params.run(run_id).scenario)
     candidates = evidence.read_candidates(run_id)
     scored = {
         version: verdict_rows(candidates, scenario, version)

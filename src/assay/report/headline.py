@@ -4,9 +4,12 @@ stays readable) and the top of the HTML report. The full tables live in the repo
 Keys are short because ``dvc exp show`` makes a column of each: ``reuse_ref`` / ``reuse_min`` /
 ``reuse_max`` are reused cells over the arm's *scored* cells (duplicated, mixed or reused) at
 step 1 for the reference arm and the lowest and highest other arm; ``correct_ref`` the same for
-correct cells over correct and incorrect ones (secondary); ``complete`` the fewest complete
-subjects of any comparison; ``p_min`` the smallest exact sign-test p over the compared arms;
-``sig_arms`` the arms significantly different from the reference; ``calls_done`` completed
+correct cells over correct and incorrect ones (secondary); ``scored_ref`` is ``reuse_ref``'s
+denominator and ``missing_ref`` the reference arm's step-1 cells left out of it; ``complete`` the
+fewest complete subjects of any comparison, and ``descriptive`` 1 when any comparison has fewer
+than the minimum inference set; ``p_min`` the smallest exact sign-test p over the compared arms
+and ``sig_arms`` the arms significantly different from the reference, both over the comparisons
+with at least the minimum set only (``null`` when there is none); ``calls_done`` completed
 provider calls of ``cells`` planned; ``spent_usd`` reported spend, ``worst_usd`` the plan's worst
 case; ``identical``, for a run with other fresh runs of its plan, the share of the answers both
 gave that are byte-identical. Missing is never zero: a rate without a scored cell, and ``p_min``/``sig_arms`` without a
@@ -27,6 +30,14 @@ def _rate(counts: list[dict[str, Any]], arm: str, top: str, scale: tuple[str, ..
     return round(hit / scored, 4) if scored else None
 
 
+def _denominators(counts: list[dict[str, Any]], arm: str) -> tuple[int, int]:
+    """The arm's step-1 cells scored on the abstraction scale (``reuse_ref``'s denominator), and
+    those that are not (missing evidence, never-sent or ambiguous cells)."""
+    cells = [r for r in counts if r["arm"] == arm and r["step"] == 1]
+    scored = sum(r["cells"] for r in cells if r["outcome"] in ABSTRACTION.scale)
+    return scored, sum(r["cells"] for r in cells) - scored
+
+
 def run_headline(abstraction: dict[str, Any], correctness: dict[str, Any]) -> dict[str, Any]:
     run = abstraction["run"]
     arms = run["arms"]
@@ -35,24 +46,30 @@ def run_headline(abstraction: dict[str, Any], correctness: dict[str, Any]) -> di
     counts = abstraction["outcome_counts"]
     tests = [t for t in abstraction["sign_tests"] if t["step"] == 1]
     complete = [t["complete_subjects"] for t in tests]
-    p_values = [t["p_value"] for t in tests if t["p_value"] is not None]
+    # below the minimum inference set a comparison is descriptive only: no p, no significance
+    inferred = [t for t in tests if not t.get("descriptive_only")]
+    p_values = [t["p_value"] for t in inferred if t["p_value"] is not None]
     executed = {row["status"]: row for row in abstraction["execution"]}
     completed = executed.get("completed", {}).get("calls", 0)
     reported = sum(row["reported_usd"] or 0.0 for row in abstraction["execution"])
     other_rates = [
         r for r in (_rate(counts, a, "reused", ABSTRACTION.scale) for a in others) if r is not None
     ]
+    scored, missing = _denominators(counts, reference)
     headline = {
         "simulated": int(bool(run["simulated"])),
         "awaiting": int(run["authorization"] == "awaiting-authorization"),
         "cells": run["cells"],
         "calls_done": completed,
         "complete": min(complete) if complete else 0,
+        "descriptive": int(any(t.get("descriptive_only") for t in tests)),
         "reuse_ref": _rate(counts, reference, "reused", ABSTRACTION.scale),
+        "scored_ref": scored,
+        "missing_ref": missing,
         "reuse_min": min(other_rates) if other_rates else None,
         "reuse_max": max(other_rates) if other_rates else None,
         "p_min": min(p_values) if p_values else None,
-        "sig_arms": sum(1 for t in tests if t["significant"]) if p_values else None,
+        "sig_arms": sum(1 for t in inferred if t["significant"]) if p_values else None,
         "correct_ref": _rate(
             correctness["outcome_counts"], reference, "correct", CORRECTNESS.scale
         ),

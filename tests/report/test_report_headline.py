@@ -1,0 +1,63 @@
+"""The headline numbers of reports/metrics.json (assay.report.headline): below the minimum
+inference set no p-value or significance stands, and the reference rate comes with its
+denominator and what is left out of it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from assay.report.headline import run_headline
+
+
+def _abstraction(complete: int, p_value: float, significant: bool) -> dict[str, Any]:
+    counts = [
+        {"arm": "clean", "step": 1, "outcome": "reused", "cells": 6},
+        {"arm": "clean", "step": 1, "outcome": "duplicated", "cells": 1},
+        {"arm": "clean", "step": 1, "outcome": "rejected", "cells": 3},
+        {"arm": "inconsistent", "step": 1, "outcome": "duplicated", "cells": 10},
+    ]
+    test = {
+        "step": 1,
+        "arm": "inconsistent",
+        "complete_subjects": complete,
+        "minimum_subjects": 10,
+        "p_value": p_value,
+        "significant": significant,
+        "descriptive_only": complete < 10,
+    }
+    return {
+        "run": {
+            "arms": ["clean", "inconsistent"],
+            "reference_arm": "clean",
+            "simulated": False,
+            "authorization": "free",
+            "cells": 20,
+            "worst_case_usd": 0.0,
+        },
+        "outcome_counts": counts,
+        "sign_tests": [test],
+        "execution": [{"status": "completed", "calls": 20, "reported_usd": 0.0}],
+    }
+
+
+CORRECTNESS: dict[str, Any] = {"outcome_counts": []}
+
+
+def test_below_the_minimum_set_no_p_value_or_significance_stands() -> None:
+    headline = run_headline(_abstraction(3, 0.25, False), CORRECTNESS)
+    assert (headline["complete"], headline["descriptive"]) == (3, 1)
+    assert headline["p_min"] is None and headline["sig_arms"] is None
+
+
+def test_at_the_minimum_set_the_test_stands() -> None:
+    headline = run_headline(_abstraction(10, 0.002, True), CORRECTNESS)
+    assert (headline["descriptive"], headline["p_min"], headline["sig_arms"]) == (0, 0.002, 1)
+
+
+def test_the_reference_rate_has_its_denominator_and_what_it_leaves_out() -> None:
+    headline = run_headline(_abstraction(10, 0.002, True), CORRECTNESS)
+    assert (headline["reuse_ref"], headline["scored_ref"], headline["missing_ref"]) == (
+        round(6 / 7, 4),
+        7,
+        3,
+    )
