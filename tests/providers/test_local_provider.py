@@ -151,3 +151,36 @@ def test_chat_prompting_of_a_base_model_is_refused_before_any_plan(tmp_path):
     assert base.local is not None
     with pytest.raises(WeightsError, match="prompting: chat needs the weights' chat template"):
         identity(base.local, model=base.model, context_tokens=2048)
+
+
+def test_an_outside_server_runs_through_the_same_provider_and_plan(tmp_path):
+    """The GPU recipe's shape (llama-server or vLLM as ``server_command``), with assay's own
+    server standing in as the outside program: the plan's identity names the program by its
+    sha256 and the declared runtime version, and the provider starts it on 127.0.0.1, sends
+    the run's calls and stops it."""
+    import sys
+
+    command = (
+        f"{sys.executable} -m assay.local.server --weights {{weights}} --weights-sha256 {GEMMA} "
+        "--model {model} --port {port} --threads {threads} --context-tokens {context_tokens}"
+    )
+    outside = profile(
+        server_command=command.split(),
+        runtime_version="assay-local-server as an outside program",
+    )
+    assert outside.local is not None
+    found = identity(outside.local, model=outside.model, context_tokens=2048)
+    assert found["runtime"] == "assay-local-server as an outside program"
+    assert found["executable"] == sys.executable and len(found["executable_sha256"]) == 64
+    assert found["weights_sha256"] == GEMMA
+    local = provider(outside, tmp_path, runtime=found)
+    pid = local.server.pid
+    try:
+        result = local.complete(ProviderRequest(cell_id="a#1", prompt=PROMPT))
+    finally:
+        local.close()
+    assert result.status == "completed", result
+    assert result.text is not None and result.text.startswith("```python\ndef implement(")
+    assert pid is not None
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
