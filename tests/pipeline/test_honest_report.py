@@ -52,6 +52,23 @@ def test_missing_is_never_zero(studied: Repo) -> None:
     assert "| ctx-30 |" in scenario and "— (no complete subject)" in scenario
 
 
+def test_rates_carry_their_denominators_and_small_sets_stay_descriptive(studied: Repo) -> None:
+    """Two subjects per scenario: every comparison is below the minimum inference set of ten,
+    so no p-value or significance is read; every rate shows numerator, denominator and what is
+    not scored, per arm."""
+    report = studied.read("data/report/runs/sim-follower-v1/abstraction.md")
+    assert "## Reused per arm (step 1): numerator, denominator, not scored" in report
+    assert "descriptive only (2 of 10)" in report
+    metrics = json.loads(studied.read("reports/metrics.json"))
+    follower = metrics["sim-follower-v1"]
+    assert (follower["descriptive"], follower["p_min"], follower["sig_arms"]) == (1, None, None)
+    assert follower["scored_ref"] + follower["missing_ref"] == 4  # 2 subjects x 2 repeats
+    waiting = metrics["haiku-v1"]
+    assert (waiting["scored_ref"], waiting["missing_ref"]) == (0, 4)
+    shown = _assay(studied, "plan", "show", "haiku-v1").stdout
+    assert "expected" in shown and "worst case" in shown
+
+
 def test_one_vocabulary_for_missing_states(studied: Repo) -> None:
     shown = _assay(studied, "sql", "SELECT DISTINCT run, outcome, missing_detail FROM outcomes "
                    "WHERE missing IS NOT NULL ORDER BY ALL", "--format", "csv").stdout  # fmt: skip
@@ -99,6 +116,7 @@ def test_page_qualifiers_provenance_links_and_paired_view(studied: Repo) -> None
         )
         headline = p.inner_text("#headline")
         assert re.search(r"haiku-v1\s.*—", headline)
+        assert "descriptive only (2 of 10)" in p.inner_text("body")
         p.click("#run-haiku-context a:text('2 cells at ctx-90')")
         cells = p.locator("#cell-table tbody tr")
         assert cells.count() == 2
