@@ -82,7 +82,7 @@ def test_report_is_byte_identical_across_connections(tmp_path):
 
 
 def test_missing_tables_are_a_clear_error(tmp_path):
-    with pytest.raises(FileNotFoundError, match="run `dvc repro` first"):
+    with pytest.raises(FileNotFoundError, match="run `uv run dvc repro` first"):
         connect(tmp_path)
 
 

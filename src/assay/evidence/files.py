@@ -35,7 +35,7 @@ def _read_bytes(path: Path) -> bytes:
     try:
         return path.read_bytes()
     except FileNotFoundError:
-        raise MissingEvidence(f"{path} is missing: run `dvc repro` first") from None
+        raise MissingEvidence(f"{path} is missing: run `uv run dvc repro` first") from None
     except OSError as exc:
         raise EvidenceError(f"cannot read {path}: {exc.strerror}") from None
 
@@ -57,7 +57,7 @@ def write_json(path: Path, record: BaseModel) -> None:
 def read_rows(path: Path, model: type[Record]) -> list[Record]:
     """Every row of one Parquet file, validated into ``model``."""
     if not path.exists():
-        raise MissingEvidence(f"{path} is missing: run `dvc repro` first")
+        raise MissingEvidence(f"{path} is missing: run `uv run dvc repro` first")
     try:
         return read_records(path, model)
     except (OSError, pa.ArrowException) as exc:

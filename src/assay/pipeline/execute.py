@@ -237,7 +237,7 @@ def admit(
     if recorded.plan_hash != plan_hash:
         raise EvidenceError(
             f"run {run_id!r}: the authorization was decided for another plan; nothing was sent. "
-            "Run `dvc repro` (without --single-item)"
+            f"Run `{repro_command(plan.model.api_key_env)}` (without --single-item)"
         )
     admitted = Admitted(run=run_id, plan=plan, ledger_root=params.ledger_root)
     if plan.budget.paid:
@@ -338,7 +338,8 @@ def received(admitted: Admitted) -> list[CallRecord]:
         raise EvidenceError(
             f"run {run_id!r}: the send stage's receipt is for plan {receipt.plan_hash} in "
             f"{receipt.ledger_root!r}, not the current plan {admitted.plan.hash} in "
-            f"{admitted.ledger_root!r}; run `dvc repro` (without --single-item)"
+            f"{admitted.ledger_root!r}; run `{repro_command(admitted.plan.model.api_key_env)}` "
+            "(without --single-item)"
         )
     ledger = admitted.ledger
     outcomes = ledger.state().outcomes if any(c.text_digest for c in receipt.calls) else {}

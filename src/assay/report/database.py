@@ -68,7 +68,7 @@ def register_table(con: duckdb.DuckDBPyConnection, data: Path, table: Table) -> 
     if not any(data.glob(pattern)):
         if table.required:
             raise MissingEvidence(
-                f"no {table.view} table under {data} ({pattern}); run `dvc repro` first"
+                f"no {table.view} table under {data} ({pattern}); run `uv run dvc repro` first"
             )
         _register_arrow(con, table.view, pa.Table.from_pylist([], schema=schema_for(table.row)))
         return

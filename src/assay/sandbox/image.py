@@ -365,7 +365,7 @@ def ensure_loaded(image_id: str, archive: Path) -> str | None:
     if not archive.is_file():
         return (
             f"the engine lacks sandbox image {image_id} and {archive} is not here: restore it "
-            "with `dvc checkout` (or rebuild: `dvc repro pipeline/image/dvc.yaml`)"
+            "with `uv run dvc checkout` (or rebuild: `uv run dvc repro pipeline/image/dvc.yaml`)"
         )
     try:
         _run(["docker", "load", "--input", str(archive)], f"docker load {archive}")
