@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from assay.schedule import SCHEDULES, schedule
+from assay.schedule import SCHEDULES, default_schedule, schedule
 
 CASES = yaml.safe_load((Path(__file__).parent / "cases" / "schedules.yaml").read_text())
 
@@ -61,3 +61,19 @@ def test_rotated_144_cells_each_arm_first_equally():
 def test_bad_arguments(name, arms, repeats, message):
     with pytest.raises(ValueError, match=message):
         schedule(name, ["s"], arms, repeats)
+
+
+@pytest.mark.parametrize(
+    ("scenario", "arms", "expected"),
+    [
+        ("v1", None, "subject-counterbalanced-v1"),
+        ("codebase-near", 2, "subject-counterbalanced-v1"),
+        ("dose", 11, "subject-rotated-v1"),
+        ("mine", 2, "subject-counterbalanced-v1"),  # a declared two-arm scenario
+        ("theirs", 3, "subject-rotated-v1"),
+    ],
+)
+def test_default_schedule_counterbalances_two_arm_sets_and_rotates_the_rest(
+    scenario, arms, expected
+):
+    assert default_schedule(scenario, arms) == expected

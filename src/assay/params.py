@@ -28,16 +28,12 @@ from pydantic import (
 
 from assay.errors import InputError
 from assay.evidence.plan import AnalysisPlan
+from assay.fixtures.declared import SCENARIO_FILE, declared_names, name_problem
 from assay.providers.base import ModelProfile
-from assay.records import Frozen, ScenarioName, StructureVersion
+from assay.records import NAME_PATTERN, Frozen, ScenarioName, StructureVersion
 from assay.schedule import ScheduleName
 
 RunId = str
-
-NAME_PATTERN = r"[A-Za-z0-9_-]+"
-"""Run and model names: they become DVC stage names (``plan@NAME``) and parameter paths
-(``runs.NAME``), where a dot would be read as nesting and a space or slash breaks the stage
-name."""
 
 MAX_REPEATS = 20
 """More repeats than this is almost certainly a typo (cells grow as subjects × arms × repeats)."""
@@ -205,16 +201,38 @@ def _suggest(word: str, choices: Iterable[str]) -> str:
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
+def _declared_problems(params: Params) -> tuple[tuple[str, ...], list[Problem]]:
+    """The scenarios declared under the file's own ``fixtures:`` root (relative to the current
+    directory: the pipeline runs from the repository's root), and a problem for each folder
+    whose name no scenario may have (a built-in's, or one that is no valid name)."""
+    root = Path(params.fixtures)
+    declared, problems = [], []
+    for name in declared_names(root):
+        problem = name_problem(name)
+        if problem is None:
+            declared.append(name)
+        else:
+            problems.append(
+                Problem(
+                    key="fixtures",
+                    message=f"{root / name / SCENARIO_FILE}: {problem}",
+                )
+            )
+    return tuple(declared), problems
+
+
 def reference_problems(params: Params) -> list[Problem]:
-    """Names that must resolve: each run's model, scenario and schedule; evaluator versions."""
-    problems = []
+    """Names that must resolve: each run's model, scenario and schedule; evaluator versions. A
+    scenario is a built-in one or one declared in the fixtures root (``assay new-scenario``)."""
+    declared, problems = _declared_problems(params)
+    scenarios = (*SCENARIOS, *declared)
     for name in params.scenarios:
-        if name not in SCENARIOS:
+        if name not in scenarios:
             problems.append(
                 Problem(
                     key="scenarios",
-                    message=f"unknown scenario {name!r}{_suggest(name, SCENARIOS)} "
-                    f"(known: {_known(SCENARIOS)})",
+                    message=f"unknown scenario {name!r}{_suggest(name, scenarios)} "
+                    f"(known: {_known(scenarios)})",
                 )
             )
     for run_id, run in params.runs.items():
@@ -227,12 +245,12 @@ def reference_problems(params: Params) -> list[Problem]:
                     f"{_known(params.models)})",
                 )
             )
-        if run.scenario not in SCENARIOS:
+        if run.scenario not in scenarios:
             problems.append(
                 Problem(
                     key=f"runs.{run_id}.scenario",
                     message=f"unknown scenario {run.scenario!r}"
-                    f"{_suggest(run.scenario, SCENARIOS)} (known: {_known(SCENARIOS)})",
+                    f"{_suggest(run.scenario, scenarios)} (known: {_known(scenarios)})",
                 )
             )
         elif run.scenario not in params.scenarios:

@@ -83,13 +83,22 @@ def write_authorization(path: Path, run: str, plan_hash: str, token: str | None 
     _edit(path, change)
 
 
+def _list_scenario(path: Path, document: Any, scenario: str) -> None:
+    """``scenario`` under ``scenarios:`` (appended, keeping the comment after the list)."""
+    scenarios = document.setdefault("scenarios", CommentedSeq())
+    if not isinstance(scenarios, CommentedSeq):
+        raise ParamsError(f"{path}: scenarios: must be a list of scenario names")
+    if scenario not in scenarios:
+        _append(scenarios, scenario)
+
+
 def add_run(
     path: Path, run: str, *, model: str, scenario: str, repeats: int, schedule: str | None
 ) -> None:
     """Declare a run (and its scenario under ``scenarios:``); refused unless the whole file then
-    passes the schema: a valid name, a declared model, a known scenario and schedule, repeats in
-    range."""
-    from assay.fixtures.scenarios import SCENARIOS
+    passes the schema: a valid name, a declared model, a known scenario (built-in, or declared
+    in the file's fixtures root) and schedule, repeats in range."""
+    from assay.fixtures.scenarios import known_scenarios, run_default_schedule
     from assay.schedule import default_schedule
 
     def change(document: Any) -> None:
@@ -101,20 +110,30 @@ def add_run(
                 f"{path}: runs.{run}: already declared; choose a new run id "
                 "(a run id names one plan, one authorization and one ledger)"
             )
-        scenarios = document.setdefault("scenarios", CommentedSeq())
-        if scenario in SCENARIOS and scenario not in scenarios:
-            _append(scenarios, scenario)
+        root = Path(str(document.get("fixtures", "fixtures")))
+        known = scenario in known_scenarios(root)
+        if known:
+            _list_scenario(path, document, scenario)
         runs[run] = {
             "model": model,
             "scenario": scenario,
             "repeats": repeats,
-            "schedule": schedule or default_schedule(scenario),
+            # an unknown scenario is refused by the schema check, naming the nearest known one
+            "schedule": schedule
+            or (run_default_schedule(scenario, root) if known else default_schedule(scenario)),
             "allow_paid": False,
             "authorization": None,
             "plan_ref": None,
         }
 
     _edit(path, change)
+
+
+def add_scenario(path: Path, scenario: str) -> None:
+    """List ``scenario`` under ``scenarios:`` (``assay new-scenario``); refused, the file
+    untouched, unless the whole file then passes the schema (the scenario declared in the
+    file's fixtures root among it)."""
+    _edit(path, lambda document: _list_scenario(path, document, scenario))
 
 
 def write_structure_version(path: Path, run: str, version: int) -> None:

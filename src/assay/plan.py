@@ -103,7 +103,7 @@ def build_plan(
 ) -> Plan:
     """The plan for one run. ``prompts`` maps (subject, arm) to the first step's prompt."""
     subjects = {s.id: s for s in scenario.subjects}
-    schedule_name = run.schedule or default_schedule(scenario.name)
+    schedule_name = run.schedule or default_schedule(scenario.name, len(scenario.arms))
     order = schedule(schedule_name, [s.id for s in scenario.subjects], scenario.arms, run.repeats)
     cells = []
     for planned in order:

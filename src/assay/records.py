@@ -86,8 +86,14 @@ ScenarioName = Literal[
     "codebase-noimport",
     "codebase-near",
 ]
-"""Every scenario a fixture builder realises (``assay.fixtures.scenarios.SCENARIOS`` has one
-builder per name). Here so that checking params.yaml needs no builder."""
+"""Every built-in scenario: a fixture builder realises each (``assay.fixtures.scenarios.SCENARIOS``
+has one builder per name). Here so that checking params.yaml needs no builder. A researcher's
+own scenarios are declared in the fixtures root instead (``assay.fixtures.declared``)."""
+
+NAME_PATTERN = r"[A-Za-z0-9_-]+"
+"""Run, model and declared scenario names: they become DVC stage names (``plan@NAME``), data
+folders (``data/subjects/NAME``) and parameter paths (``runs.NAME``), where a dot would be read
+as nesting and a space or slash breaks the stage name."""
 
 StructureVersion = Literal[4, 5, 6, 7]
 """Every registered structural evaluator version (``assay.structure.versions``)."""

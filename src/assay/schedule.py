@@ -52,10 +52,13 @@ _SCENARIO_DEFAULTS = {
 }
 
 
-def default_schedule(scenario: str) -> str:
+def default_schedule(scenario: str, arms: int | None = None) -> str:
     """The seed's schedule for a scenario: counterbalanced for the two-arm sets, rotated for
-    the many-arm sets (dose, placement, chain, context)."""
-    return _SCENARIO_DEFAULTS.get(scenario, "subject-rotated-v1")
+    the many-arm sets (dose, placement, chain, context). A built-in scenario is known by name;
+    any other (a declared one) follows the same rule by its number of ``arms``."""
+    if scenario in _SCENARIO_DEFAULTS:
+        return _SCENARIO_DEFAULTS[scenario]
+    return "subject-counterbalanced-v1" if arms == 2 else "subject-rotated-v1"
 
 
 def schedule(

@@ -1,4 +1,5 @@
-"""``assay new-task``: start a task folder from an existing one (``assay.fixtures.new_task``)."""
+"""``assay new-task`` and ``assay new-scenario``: start a task folder from an existing one
+(``assay.fixtures.new_task``), or a scenario of one's own (``assay.fixtures.new_scenario``)."""
 
 from __future__ import annotations
 
@@ -8,12 +9,22 @@ from pathlib import Path
 from assay.commands import UsageError
 
 DESCRIPTION = """\
-Copy an existing task folder of fixtures/v1/ or fixtures/layered/ to a new task id, with its id
-rewritten in task.toml, and say what each file is. Nothing else changes: edit the files, then
-`uv run assay check` loads every task of the scenarios params.yaml lists (naming a bad file,
-key or vector, and checking that the arms differ only in the existing callers), and `uv run dvc
-repro` self-tests the references in the sandbox. dose, placement, chain and context reuse the
-layered tasks. The layout: docs/fixtures.md.
+Copy an existing task folder of fixtures/v1/, fixtures/layered/ or a declared scenario's folder
+to a new task id, with its id rewritten in task.toml, and say what each file is. Nothing else
+changes: edit the files, then `uv run assay check` loads every task of the scenarios params.yaml
+lists (naming a bad file, key or vector, and checking that the arms differ only in the existing
+callers), and `uv run dvc repro` self-tests the references in the sandbox. dose, placement,
+chain and context reuse the layered tasks. The layout: docs/fixtures.md.
+"""
+
+SCENARIO_DESCRIPTION = """\
+Declare a scenario of your own, with no Python edit: FIXTURES/NAME/scenario.toml (layout v1:
+arms clean and inconsistent) and one task folder copied from fixtures/v1/ (--from-task, default
+the first), so the scenario loads at once; NAME is listed under `scenarios:` in params.yaml
+(comments kept). Refused, with nothing written, when NAME is a built-in scenario, is taken or is
+not a valid name (letters, digits, '_' and '-'). Then add tasks with `uv run assay new-task NAME
+TASK-ID`, check with `uv run assay check`, declare a run with `uv run assay run add RUN --model M
+--scenario NAME` and run it with `uv run dvc repro`. The layout: docs/fixtures.md.
 """
 
 
@@ -21,10 +32,24 @@ def _new_task(args: argparse.Namespace) -> int:
     from assay.fixtures.new_task import NewTaskError, new_task, next_steps
 
     try:
-        target, source = new_task(Path(args.fixtures), args.folder, args.task_id, args.source)
+        copied = new_task(Path(args.fixtures), args.folder, args.task_id, args.source)
     except NewTaskError as exc:
         raise UsageError(str(exc)) from None
-    print(next_steps(target, args.folder, source))
+    print(next_steps(copied))
+    return 0
+
+
+def _new_scenario(args: argparse.Namespace) -> int:
+    from assay.fixtures.new_scenario import NewScenarioError, new_scenario, next_steps
+
+    fixtures = None if args.fixtures is None else Path(args.fixtures)
+    try:
+        made = new_scenario(
+            args.name, params=Path(args.params), fixtures=fixtures, source=args.source
+        )
+    except NewScenarioError as exc:
+        raise UsageError(str(exc)) from None
+    print(next_steps(made))
     return 0
 
 
@@ -35,12 +60,41 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    command.add_argument("folder", help="v1 (single-file subjects) or layered (multi-file)")
+    command.add_argument(
+        "folder",
+        help="v1 (single-file subjects), layered (multi-file) or a declared scenario's name",
+    )
     command.add_argument("task_id", help="the new task's id, kebab-case: e.g. invoice-total")
     command.add_argument(
-        "--from", dest="source", help="the task to copy (default: the folder's first task)"
+        "--from",
+        dest="source",
+        help="the task to copy (default: the folder's first task; a declared scenario may "
+        "also copy a v1 task)",
     )
     command.add_argument(
         "--fixtures", default="fixtures", help="the fixtures folder (default: fixtures)"
     )
     command.set_defaults(handler=_new_task)
+
+    scenario = subparsers.add_parser(
+        "new-scenario",
+        help="declare a scenario of your own (two arms, v1 layout) with no Python edit",
+        description=SCENARIO_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    scenario.add_argument("name", help="the scenario's name: letters, digits, '_' and '-'")
+    scenario.add_argument(
+        "--from-task",
+        dest="source",
+        help="the fixtures/v1 task to start from (default: its first task)",
+    )
+    scenario.add_argument(
+        "--fixtures",
+        help="the fixtures folder (default: the one params.yaml names under `fixtures:`)",
+    )
+    scenario.add_argument(
+        "--params",
+        default="params.yaml",
+        help="the params file to list it in (default: params.yaml)",
+    )
+    scenario.set_defaults(handler=_new_scenario)

@@ -10,8 +10,8 @@ from assay.commands import UsageError, add_data_argument
 ADD_DESCRIPTION = """\
 Declare a run in params.yaml (and its scenario under `scenarios:`), keeping the file's comments
 and layout. Refused, with the file untouched, unless the result passes `assay check`: a new run
-id of letters, digits, '_' and '-'; a model declared under `models:`; a known scenario and
-schedule; 1 to 20 repeats. A run id names one plan, one authorization and one ledger: a fresh
+id of letters, digits, '_' and '-'; a model declared under `models:`; a known scenario (built-in,
+or declared in the fixtures folder: `assay new-scenario`) and schedule; 1 to 20 repeats. A run id names one plan, one authorization and one ledger: a fresh
 attempt is a new run id.
 """
 
@@ -80,7 +80,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "authorization); the options below override them",
     )
     add.add_argument("--model", help="a profile declared under params.yaml: models")
-    add.add_argument("--scenario", help="a scenario (the README's Scenarios table lists them)")
+    add.add_argument(
+        "--scenario",
+        help="a scenario: built-in (the README's Scenarios table) or declared (assay new-scenario)",
+    )
     add.add_argument("--repeats", type=int, default=None, help="repeats per cell, 1-20 (default 2)")
     add.add_argument(
         "--schedule",
