@@ -62,9 +62,9 @@ def test_rates_carry_their_denominators_and_small_sets_stay_descriptive(studied:
     metrics = json.loads(studied.read("reports/metrics.json"))
     follower = metrics["sim-follower-v1"]
     assert (follower["descriptive"], follower["p_min"], follower["sig_arms"]) == (1, None, None)
-    assert follower["scored_ref"] + follower["missing_ref"] == 4  # 2 subjects x 2 repeats
+    assert follower["scored_ref"] + follower["missing_ref"] == 2  # 2 subjects x 1 repeat
     waiting = metrics["haiku-v1"]
-    assert (waiting["scored_ref"], waiting["missing_ref"]) == (0, 4)
+    assert (waiting["scored_ref"], waiting["missing_ref"]) == (0, 2)
     shown = _assay(studied, "plan", "show", "haiku-v1").stdout
     assert "expected" in shown and "worst case" in shown
 

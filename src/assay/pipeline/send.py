@@ -185,7 +185,9 @@ def execute_stage(
     (:func:`assay.pipeline.execute.collect`). A run the send stage deferred is sent here first,
     alone, through the same checks; a failure writes nothing (the stage fails, so the next
     ``dvc repro`` tries again)."""
-    if not evidence.read_receipt(run_id).deferred:
+    receipt_file = evidence.receipt_file(run_id)
+    if not (receipt_file.is_file() and evidence.read_receipt(run_id).deferred):
+        # the checks before any read of the receipt: a refusal names itself, not a missing file
         return Sent(
             run=run_id, executed=Executed(run=run_id, records=tuple(collect(run_id, params)))
         )
