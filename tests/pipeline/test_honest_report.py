@@ -117,12 +117,12 @@ def test_page_qualifiers_provenance_links_and_paired_view(studied: Repo) -> None
         headline = p.inner_text("#headline")
         assert re.search(r"haiku-v1\s.*—", headline)
         assert "descriptive only (2 of 10)" in p.inner_text("body")
-        p.click("#run-haiku-context a:text('2 cells at ctx-90')")
+        browser.follow("#run-haiku-context a:text('2 cells at ctx-90')")
         cells = p.locator("#cell-table tbody tr")
         assert cells.count() == 2
         assert set(p.locator("#cell-table tbody td:nth-child(7)").all_inner_texts()) == {"excluded"}
         p.click("#subjects-sim-follower-context > summary")
-        p.locator("#subjects-sim-follower-context a.paired").first.click()
+        browser.follow(p.locator("#subjects-sim-follower-context a.paired").first)
         p.wait_for_selector("#paired-table")
         assert "ctx-00 (reference)" in p.inner_text("#paired-table")
         browser.screenshot("study-paired-view.png")

@@ -51,6 +51,18 @@ class Page:
             }))"""
         )
 
+    def follow(self, link: Any) -> None:
+        """Click a link into one of the page's own views (a selector or a locator) and return
+        once the page has routed it: the page answers ``hashchange``, which the browser
+        dispatches after the click returns, so reading the table straight after a click may
+        read it unfiltered. A listener added now runs after the page's own."""
+        self.page.evaluate(
+            "() => { window.__routed = new Promise(done =>"
+            " window.addEventListener('hashchange', () => done(), {once: true})); }"
+        )
+        (self.page.locator(link) if isinstance(link, str) else link).click()
+        self.page.evaluate("() => window.__routed")
+
     def screenshot(self, name: str) -> Path:
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         path = SCREENSHOTS / name

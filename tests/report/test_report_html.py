@@ -197,26 +197,26 @@ def test_every_number_links_to_the_cells_behind_it_and_a_subject_pairs_its_arms(
     with open_page(page) as browser:
         p = browser.page
         # headline: completed calls of run-a
-        p.click("#headline a[href='#cells?run=run-a&status=completed']")
+        browser.follow("#headline a[href='#cells?run=run-a&status=completed']")
         rows = _rows(p)
         assert len(rows) == 12 and {(r[0], r[5]) for r in rows} == {("run-a", "completed")}
         assert "run = run-a, status = completed" in p.inner_text("#linked-filter")
         # scenario table: the two halted cells of mixed-fate at mess-03
         p.goto(page.as_uri())
-        p.click("#scenario-dose ~ table a:text('2 halted')")
+        browser.follow("#scenario-dose ~ table a:text('2 halted')")
         rows = _rows(p)
         assert [(r[0], r[2], r[6]) for r in rows] == [("mixed-fate", "mess-03", "halted")] * 2
         # a sign test's subjects favouring the reference: only those subjects, both arms
         p.goto(page.as_uri())
         link = p.locator("#tests-run-a + table tbody tr").nth(1).locator("td").nth(5).locator("a")
         favouring = int(link.inner_text())
-        link.click()
+        browser.follow(link)
         rows = _rows(p)
         assert len(rows) == 2 * favouring and {r[2] for r in rows} == {"mess-00", "mess-10"}
         # the paired view: every arm of one subject side by side
         p.goto(page.as_uri())
         p.click("#subjects-run-a > summary")
-        p.click("#subjects-run-a a.paired:text('s3')")
+        browser.follow("#subjects-run-a a.paired:text('s3')")
         p.wait_for_selector("#paired-table")
         table = p.inner_text("#paired-table")
         for part in (
@@ -228,7 +228,7 @@ def test_every_number_links_to_the_cells_behind_it_and_a_subject_pairs_its_arms(
         ):
             assert part in table, part
         assert p.locator("#subject .arms-grid pre.source").count() == 3
-        p.locator("#paired-table a").first.click()
+        browser.follow(p.locator("#paired-table a").first)
         p.wait_for_selector("#explanation")
         assert "run-a · s3/mess-00/r1 · step 1" in p.inner_text("#cell-detail")
         browser.screenshot("paired-view.png")
