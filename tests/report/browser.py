@@ -55,13 +55,15 @@ class Page:
         """Click a link into one of the page's own views (a selector or a locator) and return
         once the page has routed it: the page answers ``hashchange``, which the browser
         dispatches after the click returns, so reading the table straight after a click may
-        read it unfiltered. A listener added now runs after the page's own."""
+        read it unfiltered. A listener added now runs after the page's own; a link that
+        leaves the hash as it was fails here after ten seconds rather than hanging."""
         self.page.evaluate(
-            "() => { window.__routed = new Promise(done =>"
-            " window.addEventListener('hashchange', () => done(), {once: true})); }"
+            "() => { window.__routed = false;"
+            " window.addEventListener('hashchange', () => { window.__routed = true; },"
+            " {once: true}); }"
         )
         (self.page.locator(link) if isinstance(link, str) else link).click()
-        self.page.evaluate("() => window.__routed")
+        self.page.wait_for_function("() => window.__routed", timeout=10_000)
 
     def screenshot(self, name: str) -> Path:
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
