@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.unavailable import unavailable
+
 ROOT = Path(__file__).resolve().parents[1]
 SETUP = ROOT / "scripts" / "setup"
 ENGINE_FLAGS = "dockerd --bridge=none --iptables=false --ip-forward=false --ip-masq=false"
@@ -91,8 +93,9 @@ def test_without_root_and_docker_one_paragraph_says_what_is_missing(scratch):
 
 
 @pytest.mark.docker
-@pytest.mark.skipif(os.geteuid() != 0, reason="starting an engine needs root")
 def test_starts_a_missing_engine_with_networking_disabled_then_reuses_it(scratch):
+    if os.geteuid() != 0:
+        unavailable("starting a Docker engine needs root")
     socket = scratch / "d.sock"
     pidfile = scratch / "d.pid"
     env = {
