@@ -55,6 +55,13 @@ class RunSpec(Frozen):
     plan_ref: str | None = None
     authorization_token: str | None = None
     """Written by ``assay authorize`` with the run's ledger; names the ledger that may spend."""
+    reproduces: Name | None = None
+    """A reproduction check: this run sends again ``sample`` of the cells of the run named here
+    (same model, scenario, repeats and schedule, so the same plan apart from the run id and
+    the cells), and the reports say how many of its answers are byte-identical to that run's."""
+    sample: int | None = Field(default=None, ge=1)
+    """With ``reproduces``: how many of that run's cells to send again (a fixed, declared
+    sample spread over its subjects; all when ``None``)."""
 
 
 class Evaluators(Frozen):
@@ -221,6 +228,47 @@ def _declared_problems(params: Params) -> tuple[tuple[str, ...], list[Problem]]:
     return tuple(declared), problems
 
 
+def _reproduction_problems(params: Params) -> list[Problem]:
+    """A reproduction names another declared run of the same model, scenario, repeats and
+    schedule (so that its cells are that run's cells); ``sample`` goes with ``reproduces``."""
+    problems = []
+    for run_id, run in params.runs.items():
+        key = f"runs.{run_id}"
+        if run.reproduces is None:
+            if run.sample is not None:
+                problems.append(
+                    Problem(
+                        key=f"{key}.sample",
+                        message="sample is the size of a reproduction: set reproduces: RUN too",
+                    )
+                )
+            continue
+        original = params.runs.get(run.reproduces)
+        if original is None or run.reproduces == run_id:
+            problems.append(
+                Problem(
+                    key=f"{key}.reproduces",
+                    message=f"no other run {run.reproduces!r}"
+                    f"{_suggest(run.reproduces, params.runs)} (declared: {_known(params.runs)})",
+                )
+            )
+            continue
+        differing = [
+            field
+            for field in ("model", "scenario", "repeats", "schedule")
+            if getattr(run, field) != getattr(original, field)
+        ]
+        if differing:
+            problems.append(
+                Problem(
+                    key=f"{key}.reproduces",
+                    message=f"a reproduction of {run.reproduces!r} needs its "
+                    f"{', '.join(differing)} (set them as that run has them)",
+                )
+            )
+    return problems
+
+
 def reference_problems(params: Params) -> list[Problem]:
     """Names that must resolve: each run's model, scenario and schedule; evaluator versions. A
     scenario is a built-in one or one declared in the fixtures root (``assay new-scenario``)."""
@@ -261,6 +309,7 @@ def reference_problems(params: Params) -> list[Problem]:
                     f"(add it there: the subjects and render stages build only listed scenarios)",
                 )
             )
+    problems += _reproduction_problems(params)
     for scenario, subject_ids in params.subject_subset.items():
         if scenario not in params.scenarios:
             problems.append(

@@ -20,6 +20,7 @@ from assay.evidence.plan import (
     Plan,
     PlannedCell,
     PromptRef,
+    Reproduction,
 )
 from assay.fixtures.model import Scenario
 from assay.params import RunSpec
@@ -130,6 +131,11 @@ def build_plan(
                 ),
             )
         )
+    reproduces = None
+    if run.reproduces is not None:
+        chosen = _sample(cells, run.sample)
+        reproduces = Reproduction(run=run.reproduces, sample=len(chosen), of=len(cells))
+        cells = chosen
     sizes = [
         prompts[(c.subject, c.arm)].request_bytes
         for c in cells
@@ -152,7 +158,18 @@ def build_plan(
         sandbox=dict(sandbox or {}),
         tools=dict(tools),
         runtime=dict(runtime or {}),
+        reproduces=reproduces,
     )
+
+
+def _sample(cells: list[PlannedCell], size: int | None) -> list[PlannedCell]:
+    """A reproduction's cells: ``size`` of ``cells`` chosen by the sha256 of their ids (a fixed
+    draw spread over subjects, arms and repeats, the same on every machine), in the
+    original's schedule order."""
+    if size is None or size >= len(cells):
+        return list(cells)
+    chosen = set(sorted((sha256_hex(c.cell_id), c.cell_id) for c in cells)[:size])
+    return [c for c in cells if (sha256_hex(c.cell_id), c.cell_id) in chosen]
 
 
 def summary(plan: Plan) -> str:
@@ -168,6 +185,16 @@ def summary(plan: Plan) -> str:
         (
             f"scenario       {plan.scenario}: {len({c.subject for c in plan.cells})} subjects × "
             f"{len(plan.arms)} arms × {plan.repeats} repeats, schedule {plan.schedule}"
+        ),
+        *(
+            [
+                (
+                    f"reproduces     {plan.reproduces.run}: {plan.reproduces.sample} of its "
+                    f"{plan.reproduces.of} cells, sent again and compared byte for byte"
+                )
+            ]
+            if plan.reproduces
+            else []
         ),
         (
             f"cells          {len(plan.cells)} ({len(plan.cells) - len(admitted)} excluded), "

@@ -4,6 +4,7 @@ with its parent, and a server that does not come up says so in one line."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -172,3 +173,66 @@ def test_a_server_dies_with_the_process_that_started_it(tmp_path):
     else:
         os.kill(server_pid, signal.SIGKILL)
         pytest.fail("the server outlived the process that started it")
+
+
+def _v1_calls() -> list[tuple[str, str]]:
+    """(call key, prompt) of a v1 plan's first two subjects, in the schedule's order: a cell's
+    two repeats share their whole prompt and a subject's two arms most of it."""
+    from assay.fixtures.scenarios import load_scenario
+    from assay.plan import cell_id
+    from assay.render import render_input
+    from assay.schedule import schedule
+    from tests.conftest import ROOT
+
+    scenario = load_scenario("v1", ROOT / "fixtures")
+    subjects = {s.id: s for s in scenario.subjects[:2]}
+    order = schedule("subject-counterbalanced-v1", list(subjects), scenario.arms, 2)
+    return [
+        (
+            cell_id(c.subject, c.arm, c.repeat) + "#1",
+            render_input(subjects[c.subject], c.arm, scenario.prompt_profile).text,
+        )
+        for c in order
+    ]
+
+
+def _send_plan(local: LocalModel, log: Path) -> tuple[list[str], list[dict]]:
+    from assay.providers.base import ModelProfile
+    from assay.providers.local import request_body
+
+    profile = ModelProfile(
+        provider="local", model="tiny", max_output_tokens=24, temperature=0.8, local=local
+    )
+    texts, timings = [], []
+    with serving(local, log) as base, httpx.Client(timeout=120) as client:
+        for key, prompt in _v1_calls():
+            reply = client.post(f"{base}/chat/completions", json=request_body(profile, prompt, key))
+            texts.append(reply.json()["choices"][0]["message"]["content"])
+            timings.append(json.loads(reply.headers["X-Assay-Timings"]))
+    return texts, timings
+
+
+def test_the_prompt_cache_never_changes_an_answer(tmp_path, monkeypatch):
+    """One plan's sampled calls, sent in order with the prompt cache and again without it:
+    the same text for every call, though with the cache most prompt tokens were not evaluated
+    again; and a cell's two repeats are two draws, not one answer twice."""
+    local = LocalModel(
+        weights_sha256=SMOLLM,
+        prompting="chat",
+        answer_prefix="```python\ndef ",
+        top_k=20,
+        batch_tokens=32,
+    )
+    monkeypatch.setenv("ASSAY_LOCAL_PROMPT_CACHE", "on")
+    cached, with_cache = _send_plan(local, tmp_path / "cache.log")
+    monkeypatch.setenv("ASSAY_LOCAL_PROMPT_CACHE", "off")
+    fresh, without_cache = _send_plan(local, tmp_path / "fresh.log")
+    assert cached == fresh
+    assert sum(t["cached_n"] for t in without_cache) == 0
+    evaluated = sum(t["prompt_n"] for t in with_cache)
+    assert sum(t["cached_n"] for t in with_cache) > evaluated  # most of the prompts reused
+    keys = [key for key, _ in _v1_calls()]
+    repeats = {}
+    for key, text in zip(keys, cached, strict=True):
+        repeats.setdefault(key.replace("/r2#", "/r1#"), []).append(text)
+    assert any(len(set(pair)) == 2 for pair in repeats.values())  # sampled: the draws differ

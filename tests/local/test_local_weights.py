@@ -32,7 +32,7 @@ def packaged(monkeypatch) -> tuple[str, bytes]:
     content = b"".join((root / name[0]).read_bytes() for _, name in parts)
     sha = hashlib.sha256(content).hexdigest()
     model = PackagedModel(
-        name="tiny", distribution="pytest", filename="tiny.gguf", parts=parts, description="t"
+        name="tiny", distributions=("pytest",), filename="tiny.gguf", parts=parts, description="t"
     )
     monkeypatch.setitem(weights.PACKAGED, sha, model)
     return sha, content
@@ -66,7 +66,7 @@ def test_unknown_weights_say_where_to_put_them(cache):
 
 def test_an_uninstalled_package_says_to_run_setup(cache, monkeypatch):
     model = PackagedModel(
-        name="x", distribution="no-such-dist", filename="x.gguf", parts=(), description=""
+        name="x", distributions=("no-such-dist",), filename="x.gguf", parts=(), description=""
     )
     monkeypatch.setitem(weights.PACKAGED, "1" * 64, model)
     with pytest.raises(WeightsError, match="run scripts/setup"):

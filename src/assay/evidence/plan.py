@@ -90,6 +90,17 @@ class Budget(Frozen):
         return self.requests * self.reservation_nano / NANO
 
 
+class Reproduction(Frozen):
+    """A plan that sends again some cells of another run's plan (``runs.RUN.reproduces``)."""
+
+    run: str
+    """The run whose cells it sends again."""
+    sample: int
+    """How many of that run's cells it sends (its own cells)."""
+    of: int
+    """How many cells that run's plan has."""
+
+
 class Plan(Frozen):
     schema_: str = Field(default=PLAN_SCHEMA, alias="schema")
     run: str
@@ -110,6 +121,8 @@ class Plan(Frozen):
     runtime: dict[str, Any] = Field(default_factory=dict)
     """A local model's runtime and weights as the plan stage found them (version and build,
     the weights' sha256, size and GGUF metadata: ``assay.local.runtime``); empty for others."""
+    reproduces: Reproduction | None = None
+    """Set for a reproduction check: its cells are a declared sample of that run's cells."""
 
     model_config = Frozen.model_config | {"populate_by_name": True}
 
@@ -122,10 +135,18 @@ class Plan(Frozen):
 
     @property
     def content_hash(self) -> str:
-        """The plan apart from its run id: fresh runs of one plan share it (the report says
-        whether their answers are byte-identical)."""
+        """Everything that shapes a cell's answer: the plan apart from its run id and which
+        cells it sends (with their budget). Fresh runs of one plan, and a reproduction of some
+        of a run's cells, share it; the report says whether the answers they share are
+        byte-identical."""
         return sha256_hex(
-            canonical_json(self.model_dump(mode="json", by_alias=True, exclude={"run"}))
+            canonical_json(
+                self.model_dump(
+                    mode="json",
+                    by_alias=True,
+                    exclude={"run", "cells", "budget", "reproduces"},
+                )
+            )
         )
 
     @property

@@ -9,6 +9,7 @@ reads it (``assay.local.runtime``) and binds it beside the profile.
 
 from __future__ import annotations
 
+import hashlib
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, StrictInt, model_validator
@@ -33,13 +34,17 @@ class LocalModel(Frozen):
     there; ``assay.local.weights``)."""
     prompting: Literal["chat", "completion"] = "chat"
     """``chat``: the prompt is the user message, formatted by the weights' own chat template
-    (a model without one is refused). ``completion``: plain text completion, for base models:
-    the model continues ``prompt + prompt_suffix + answer_prefix``."""
+    (a model without one is refused); with ``answer_prefix``, the assistant's turn is prefilled
+    with it (the template applied, then the answer's start). ``completion``: plain text
+    completion without any template, for base models: the model continues ``prompt +
+    prompt_suffix + answer_prefix``."""
     prompt_suffix: str = ""
     """``completion`` only: fixed text after the rendered prompt (the same for every cell)."""
     answer_prefix: str = ""
-    """``completion`` only: the start of the answer, given to the model after the prompt and
-    recorded as the start of its reply (the reply is ``answer_prefix`` + what it generated)."""
+    """The start of the answer, given to the model (``chat``: as the assistant's turn begun;
+    ``completion``: after the prompt) and recorded as the start of its reply (the reply is
+    ``answer_prefix`` + what it generated). The same for every cell: it carries no hidden
+    field."""
     stop: tuple[str, ...] = ()
     """Generation ends before the first of these strings (not included in the reply)."""
     extra_body: dict[str, Any] = Field(default_factory=dict)
@@ -50,7 +55,16 @@ class LocalModel(Frozen):
     loops on a line until the token limit without it; applied before the argmax, so decoding
     stays deterministic."""
     seed: StrictInt = 0
-    """The sampler's seed (greedy decoding, ``temperature: 0``, does not use it)."""
+    """The base of every call's sampler seed: each call is sampled with a seed derived from
+    this and its call key (subject, arm, repeat, step; :func:`call_seed`), so a cell's repeats
+    are two draws and a fresh run of the same plan draws the same ones (greedy decoding,
+    ``temperature: 0``, uses none)."""
+    top_k: StrictInt = Field(default=0, ge=0)
+    """Sampling: keep the k most likely tokens (0: all)."""
+    top_p: float = Field(default=1.0, gt=0.0, le=1.0)
+    """Sampling: keep the smallest set of tokens whose probability reaches p (1: all)."""
+    min_p: float = Field(default=0.0, ge=0.0, lt=1.0)
+    """Sampling: drop tokens less likely than ``min_p`` times the most likely one (0: none)."""
     threads: StrictInt = Field(default=1, ge=1, le=256)
     """CPU threads for prompt and generation. One keeps generation steady beside other work on
     a small machine; OpenMP threads wait passively either way (``assay.local.managed``)."""
@@ -69,12 +83,20 @@ class LocalModel(Frozen):
     startup_timeout_seconds: float = Field(default=120.0, gt=0, le=3600)
     """How long the server may take to load the weights and answer its health check."""
 
+    @property
+    def mode(self) -> str:
+        """The prompting mode, a factor of every result: ``chat``, ``chat-prefill`` (the
+        template applied and the answer begun) or ``completion`` (no template)."""
+        if self.prompting == "completion":
+            return "completion"
+        return "chat-prefill" if self.answer_prefix else "chat"
+
     @model_validator(mode="after")
     def _consistent(self) -> LocalModel:
-        if self.prompting == "chat" and (self.prompt_suffix or self.answer_prefix):
+        if self.prompting == "chat" and self.prompt_suffix:
             raise ValueError(
-                "prompt_suffix and answer_prefix frame a plain completion: set prompting: "
-                "completion, or remove them (a chat model's template frames the prompt)"
+                "prompt_suffix frames a plain completion: set prompting: completion, or remove "
+                "it (a chat model's template frames the prompt; answer_prefix prefills its turn)"
             )
         if self.server_command is None:
             if self.runtime_version is not None:
@@ -95,3 +117,12 @@ class LocalModel(Frozen):
                 "b6500' or 'vllm 0.11.0'): the plan binds it"
             )
         return self
+
+
+def call_seed(base: int, call_key: str) -> int:
+    """The sampler seed of one call: derived from the profile's ``seed`` and the call key
+    (``subject/arm/rN#step``), never from the run id, so a fresh run of the same plan, or a
+    reproduction of some of its cells, draws exactly the same; a 31-bit value every runtime
+    takes."""
+    digest = hashlib.sha256(f"{base}\0{call_key}".encode()).digest()
+    return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF

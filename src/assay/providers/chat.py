@@ -74,7 +74,7 @@ class ChatCompletionsAdapter:
     def auth_headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
 
-    def body(self, prompt: str) -> dict[str, Any]:
+    def body(self, request: ProviderRequest) -> dict[str, Any]:
         raise NotImplementedError
 
     def filter_error(self, data: dict[str, Any]) -> str | None:
@@ -99,7 +99,7 @@ class ChatCompletionsAdapter:
 
     # the call ------------------------------------------------------------------------------
     def complete(self, request: ProviderRequest) -> ProviderResult:
-        payload = encode_body(self.body(request.prompt))
+        payload = encode_body(self.body(request))
         cap = self.profile.request_bytes_cap
         if cap is not None and len(payload) > cap:
             return decide("request-too-large", detail=f"{len(payload)} bytes, cap {cap}")

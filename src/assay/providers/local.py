@@ -6,10 +6,17 @@ request to it on 127.0.0.1, read like any OpenAI-compatible answer (``assay.prov
 A call that fails because the server ended (killed, out of memory, crashed) halts the run
 (``local-server-exited``); the server is never restarted within a run's invocation.
 
-- ``prompting: chat`` sends the prompt as the user message to ``/chat/completions``;
+- ``prompting: chat`` sends the prompt as the user message to ``/chat/completions``; with an
+  ``answer_prefix``, an assistant message holding it follows, which the server continues (the
+  chat template applied, the assistant's turn begun: assay's server and llama.cpp's
+  ``llama-server`` do this for a final assistant message; vLLM needs
+  ``extra_body: {continue_final_message: true, add_generation_prompt: false}``);
 - ``prompting: completion`` sends ``prompt + prompt_suffix + answer_prefix`` to
-  ``/completions``, and the reply recorded is ``answer_prefix`` + the generated text, so the
-  answer reads as the model's whole answer (a base model is given the start of it).
+  ``/completions`` (no template: base models).
+
+Either way the reply recorded is ``answer_prefix`` + the generated text, so the answer reads as
+the model's whole answer. Every call is sampled with its own seed, derived from the profile's
+``seed`` and the call key (:func:`assay.local.settings.call_seed`).
 
 Besides the served model's name, an answer must carry the plan's runtime fingerprint when the
 server is assay's own (``assay.local.runtime``): other weights or another build of the runtime
@@ -23,7 +30,7 @@ from typing import Any
 
 from assay.local.managed import ManagedServer
 from assay.local.runtime import fingerprint
-from assay.local.settings import LocalModel
+from assay.local.settings import LocalModel, call_seed
 from assay.local.weights import weights_path
 from assay.providers.base import ModelProfile, ProviderRequest, ProviderResult
 from assay.providers.chat import ChatCompletionsAdapter, Finding, user_messages
@@ -35,18 +42,24 @@ def settings(profile: ModelProfile) -> LocalModel:
     return profile.local
 
 
-def request_body(profile: ModelProfile, prompt: str) -> dict[str, Any]:
-    """What the server is sent for ``prompt`` (the plan measures its size, the adapter sends it)."""
+def request_body(profile: ModelProfile, prompt: str, call_key: str = "") -> dict[str, Any]:
+    """What the server is sent for ``prompt`` in the call ``call_key`` (the plan measures its
+    size, the adapter sends it)."""
     local = settings(profile)
     body: dict[str, Any] = {"model": profile.model}
     if local.prompting == "completion":
         body["prompt"] = prompt + local.prompt_suffix + local.answer_prefix
     else:
         body["messages"] = user_messages(prompt)
+        if local.answer_prefix:
+            body["messages"].append({"role": "assistant", "content": local.answer_prefix})
     body |= {
         "max_tokens": profile.max_output_tokens,
         "temperature": profile.temperature,
-        "seed": local.seed,
+        "top_k": local.top_k,
+        "top_p": local.top_p,
+        "min_p": local.min_p,
+        "seed": call_seed(local.seed, call_key),
         "stream": False,
     }
     if local.repeat_penalty != 1.0:
@@ -97,13 +110,11 @@ class LocalProvider(ChatCompletionsAdapter):
         endpoint = "completions" if self.local.prompting == "completion" else "chat/completions"
         return f"{self.base_url}/{endpoint}"
 
-    def body(self, prompt: str) -> dict[str, Any]:
-        return request_body(self.profile, prompt)
+    def body(self, request: ProviderRequest) -> dict[str, Any]:
+        return request_body(self.profile, request.prompt, request.cell_id)
 
     def choice_text(self, choice: dict[str, Any]) -> Any:
-        if self.local.prompting == "chat":
-            return super().choice_text(choice)
-        text = choice.get("text")
+        text = super().choice_text(choice) if self.local.prompting == "chat" else choice.get("text")
         return self.local.answer_prefix + text if isinstance(text, str) else text
 
     def identity_fields(self, data: dict[str, Any], header_id: str | None) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from assay.providers.base import ModelProfile
+from assay.providers.base import ModelProfile, ProviderRequest
 from assay.providers.chat import ChatCompletionsAdapter, user_messages
 
 
@@ -33,5 +33,5 @@ class OpenAICompatibleProvider(ChatCompletionsAdapter):
     def url(self) -> str:
         return f"{base_url(self.profile)}/chat/completions"
 
-    def body(self, prompt: str) -> dict[str, Any]:
-        return request_body(self.profile, prompt)
+    def body(self, request: ProviderRequest) -> dict[str, Any]:
+        return request_body(self.profile, request.prompt)

@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 
 from assay.providers import openai_compatible
-from assay.providers.base import ModelProfile
+from assay.providers.base import ModelProfile, ProviderRequest
 from assay.providers.chat import ChatCompletionsAdapter, number, parse_json
 from assay.providers.http import Received, exchange
 
@@ -55,8 +55,8 @@ class OpenRouterProvider(ChatCompletionsAdapter):
     def url(self) -> str:
         return f"{base_url(self.profile)}/chat/completions"
 
-    def body(self, prompt: str) -> dict[str, Any]:
-        return request_body(self.profile, prompt)
+    def body(self, request: ProviderRequest) -> dict[str, Any]:
+        return request_body(self.profile, request.prompt)
 
     def cost(self, usage: dict[str, Any]) -> float | None:
         return number(usage.get("cost"))
