@@ -131,6 +131,10 @@ class Sending(Frozen):
     parallel_runs_per_key: StrictInt = Field(default=3, ge=1, le=32)
     """Runs sending at the same time through one provider key (runs whose profiles name the
     same ``api_key_env`` share it; the simulated and replayed stand-ins share one)."""
+    parallel_local_runs: StrictInt = Field(default=1, ge=1, le=32)
+    """Local runs (``provider: local``) generating at the same time, each with its own server
+    and ``local.threads`` cores: one keeps a model on all the machine's cores at a time,
+    rather than two servers fighting over them."""
 
 
 class Problem(Frozen):

@@ -1,10 +1,11 @@
-"""The real local model through real `dvc repro`: the default study's two fresh runs of the tiny
-Gemma on v1 (the shared study: two subjects, one repeat), and a server killed mid-run.
+"""The real local model through real `dvc repro`: the default study's Qwen2.5-Coder-1.5B run on
+v1 and its reproduction (the shared study: two subjects, one repeat), and a server killed
+mid-run.
 
 - the plan binds the weights' sha256, the runtime's version and build and every decoding
   setting; the send stage started a server for each run and the answers carry its fingerprint;
 - verdicts and correctness come from the real answers; the reports say REAL LOCAL MODEL, never
-  SIMULATED; the two runs' byte-identity is reported (Markdown, page, metrics.json);
+  SIMULATED; the reproduction's byte-identity is reported (Markdown, page, metrics.json);
 - a server killed mid-run halts its run, the send stage fails saying the next `dvc repro` sends
   the unanswered calls, and that one sends only those: nothing answered is sent again.
 """
@@ -29,8 +30,8 @@ from tests.study import Study
 
 pytestmark = [pytest.mark.dvc, pytest.mark.docker]
 
-GEMMA = "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818"
-RUNS = ("gemma-270m-v1", "gemma-270m-v1-again")
+QWEN = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
+RUNS = ("qwen-v1", "qwen-v1-again")
 PREFIX = "```python\ndef implement("
 
 
@@ -47,18 +48,30 @@ def test_the_plan_binds_the_weights_runtime_and_decoding(study: Study) -> None:
     plan = json.loads(study.read(f"data/plan/{RUNS[0]}/plan.json"))
     local = plan["model"]["local"]
     assert plan["model"]["provider"] == "local"
-    assert local["weights_sha256"] == GEMMA == plan["runtime"]["weights_sha256"]
+    assert local["weights_sha256"] == QWEN == plan["runtime"]["weights_sha256"]
     assert plan["runtime"]["runtime"] == "llama-cpp-python 0.3.36"
     assert "AVX2 = 1" in plan["runtime"]["build"]
     # built for x86-64-v3, not natively: no AMX code, whose weight repacking crashed here
     assert "AMX" not in plan["runtime"]["build"]
-    assert plan["runtime"]["weights_bytes"] == 253_113_024
-    assert plan["runtime"]["chat_template_sha256"] is None  # a base model: plain completion
-    assert local["prompting"] == "completion" and local["answer_prefix"] == PREFIX
-    assert plan["model"]["temperature"] == 0.0 and local["threads"] == 1
+    assert plan["runtime"]["weights_bytes"] == 1_117_320_768
+    assert plan["runtime"]["chat_template_sha256"]  # an instruct model: its chat template
+    # chat-prefill: the template applied, the assistant's turn begun with the prefix
+    assert local["prompting"] == "chat" and local["answer_prefix"] == PREFIX
+    assert plan["model"]["temperature"] == 0.7 and local["top_p"] == 0.8 and local["top_k"] == 20
+    assert local["threads"] == 2 and local["batch_tokens"] == 32
     assert plan["budget"]["paid"] is False
     other = json.loads(study.read(f"data/plan/{RUNS[1]}/plan.json"))
-    assert {**other, "run": plan["run"]} == plan  # the same plan apart from its run id
+    # a reproduction: the same plan apart from its run id and the sample of cells it sends
+    assert other["reproduces"] == {
+        "run": RUNS[0],
+        "sample": len(other["cells"]),
+        "of": len(plan["cells"]),
+    }
+    assert {c["cell_id"] for c in other["cells"]} <= {c["cell_id"] for c in plan["cells"]}
+    same = {"run", "cells", "budget", "reproduces"}
+    assert {k: v for k, v in other.items() if k not in same} == {
+        k: v for k, v in plan.items() if k not in same
+    }
 
 
 def test_answers_are_real_and_scored_from_the_real_text(study: Study) -> None:
@@ -67,13 +80,13 @@ def test_answers_are_real_and_scored_from_the_real_text(study: Study) -> None:
     for run in RUNS:
         cells = _rows(repo, f"data/execute/{run}/cells.parquet")
         assert cells and {c["status"] for c in cells} == {"completed"}
-        assert {c["served_model"] for c in cells} == {"gemma-3-270m-q4_k_m"}
+        assert {c["served_model"] for c in cells} == {"qwen2.5-coder-1.5b-instruct-q4_k_m"}
         assert {c["served_provider"] for c in cells} == {fingerprint(plan["runtime"])}
         assert all(c["text"].startswith(PREFIX) for c in cells)
-        assert all(0 < c["completion_tokens"] <= 128 for c in cells)
+        assert all(0 < c["completion_tokens"] <= 256 for c in cells)
         # the server's output is beside the run's ledger, not in the send stage's outputs
         (log,) = (repo.path / "ledger" / run).glob("*/server.log")
-        assert log.read_text().count("POST /v1/completions") == len(cells)
+        assert log.read_text().count("POST /v1/chat/completions") == len(cells)
         assert sorted(p.name for p in (repo.path / "data" / "send" / run).iterdir()) == [
             "receipt.json"
         ]
@@ -82,11 +95,12 @@ def test_answers_are_real_and_scored_from_the_real_text(study: Study) -> None:
         correctness = _rows(repo, f"data/correctness/{run}/correctness.parquet")
         assert len(correctness) == len(cells)
         report = study.read(f"data/report/runs/{run}/abstraction.md")
-        assert "REAL LOCAL MODEL" in report and "Gemma 3 270m, 270M parameters" in report
+        assert "REAL LOCAL MODEL" in report
+        assert "Qwen2.5 Coder 1.5B Instruct GGUF, 1.5B parameters" in report
         assert "SIMULATED" not in report
 
 
-def test_two_fresh_runs_of_one_plan_report_their_byte_identity(study: Study) -> None:
+def test_a_reproduction_reports_its_byte_identity(study: Study) -> None:
     repo = study.repo
     texts = [
         {
@@ -95,13 +109,10 @@ def test_two_fresh_runs_of_one_plan_report_their_byte_identity(study: Study) -> 
         }
         for r in RUNS
     ]
-    identical = sum(texts[0][key] == texts[1].get(key) for key in texts[0])
-    calls = len(texts[0])
+    identical = sum(texts[1][key] == texts[0].get(key) for key in texts[1])
+    calls = len(texts[1])
     report = study.read(f"data/report/runs/{RUNS[0]}/abstraction.md")
-    assert (
-        f"`{RUNS[1]}` (its plan equals this one apart from the run id): {identical} of the "
-        f"{calls} calls both runs answered gave byte-identical text" in report
-    )
+    assert f"{identical} of the {calls} calls both runs answered gave byte-identical text" in report
     metrics = json.loads(study.read("reports/metrics.json"))
     assert metrics[RUNS[0]]["identical"] == round(identical / calls, 4)
     assert "identical" not in metrics["sim-follower-v1"]
@@ -109,7 +120,8 @@ def test_two_fresh_runs_of_one_plan_report_their_byte_identity(study: Study) -> 
     assert (
         "real local model" in page and f"byte-identical to those of <code>{RUNS[1]}</code>" in page
     )
-    assert identical == calls  # greedy decoding, a fresh context per call: the same bytes
+    # sampled with per-call seeds, the prompt cache on: the same draws, byte for byte
+    assert identical == calls
 
 
 def _server_of(repo: Repo, timeout: float = 300) -> psutil.Process:
@@ -127,7 +139,7 @@ def _server_of(repo: Repo, timeout: float = 300) -> psutil.Process:
 def test_a_killed_server_halts_the_run_and_nothing_answered_is_sent_again(
     study_copy: Repo,
 ) -> None:
-    repo, run = study_copy, "gemma-270m-v1-killed"
+    repo, run = study_copy, "qwen-v1-killed"
     params = yaml.safe_load(repo.read("params.yaml"))
     params["runs"][run] = {**params["runs"][RUNS[0]], "repeats": 2}
     repo.write("params.yaml", yaml.safe_dump(params, sort_keys=False))

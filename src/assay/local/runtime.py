@@ -31,10 +31,14 @@ METADATA_KEYS = {
 
 
 def gguf_metadata(path: Path) -> dict[str, str]:
-    """The GGUF file's key/value metadata, read by llama.cpp (vocabulary only, no weights)."""
+    """The GGUF file's key/value metadata, read by llama.cpp (vocabulary only, no weights). The
+    load's own warning about the context it does not make (``n_ctx_seq (512) > n_ctx_train
+    (0)``: a vocabulary-only load reads no context length) is not shown."""
     from llama_cpp import Llama  # the native library loads on first use, not with this module
+    from llama_cpp._utils import suppress_stdout_stderr
 
-    model = Llama(model_path=str(path), vocab_only=True, verbose=False)
+    with suppress_stdout_stderr(disable=False):
+        model = Llama(model_path=str(path), vocab_only=True, verbose=False)
     try:
         return dict(model.metadata)
     finally:

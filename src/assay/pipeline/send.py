@@ -10,7 +10,8 @@ that receipt and the responses in the run's ledger into its ``cells`` table and 
   own ledger (the intent fsync'd before each request, the outcome after it), its own
   reservation ceiling and halts. A halt or a reached ceiling stops that run only.
 - Runs whose profiles use the same provider key (:func:`provider_key`) send at most
-  ``sending.parallel_runs_per_key`` at a time, in params.yaml's order; the key's credit check
+  ``sending.parallel_runs_per_key`` at a time (local runs ``sending.parallel_local_runs``: the
+  machine's cores are their key), in params.yaml's order; the key's credit check
   covers the ceilings of all its runs about to begin, not one run's. Replayed runs start once
   every other run has finished (they read another run's ledger).
 - Every check before sending (the authorization, a spendable ledger, a current plan, the
@@ -244,13 +245,16 @@ def _send_runs(
         return entry, send(entry, factory, reports.get(entry.run))
 
     by_run = {entry.run: entry for entry in admitted}
-    cap = params.sending.parallel_runs_per_key
+    sending = params.sending
     futures: dict[str, Future[tuple[Admitted, Executed]]] = {}
     # replays last: a replayed run reads another run's ledger, which may be sending now
     for wave in ([k for k in groups if k != "replay"], [k for k in groups if k == "replay"]):
         with ExitStack() as pools:
             for key in wave:
                 members = groups[key]
+                cap = (
+                    sending.parallel_local_runs if key == "local" else sending.parallel_runs_per_key
+                )
                 pool = pools.enter_context(
                     ThreadPoolExecutor(max_workers=min(cap, len(members)), thread_name_prefix=key)
                 )

@@ -371,7 +371,8 @@ def rates_section(report: dict[str, Any], kind: ReportKind) -> list[str]:
 
 def reproductions(con: duckdb.DuckDBPyConnection) -> dict[str, list[dict[str, Any]]]:
     """Per run, how its answers compare with each other fresh run of the same plan (runs whose
-    plans are equal apart from the run id), byte for byte. Built from another run's evidence,
+    plans are equal apart from the run id and the cells they send: ``Plan.content_hash``), byte
+    for byte. Built from another run's evidence,
     so reported beside the run's report (``export.build.BESIDE_THE_BUNDLE``)."""
     return _by_run(rows_of(con, query_text("reproduction.sql")))
 
@@ -389,7 +390,8 @@ def reproduction_section(report: dict[str, Any]) -> list[str]:
             else f"**{row['both_answered'] - row['identical']} answers differ**"
         )
         parts.append(
-            f"`{row['other_run']}` (its plan equals this one apart from the run id): "
+            f"`{row['other_run']}` (its plan equals this one apart from the run id and which "
+            "of the cells it sends: a fresh run, or a reproduction of a sample of them): "
             f"{row['identical']} of the {row['both_answered']} calls both runs answered gave "
             f"byte-identical text ({verdict}; this run answered {row['answered']} calls, that "
             f"one {row['other_answered']}).\n"
