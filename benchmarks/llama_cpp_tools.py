@@ -116,6 +116,14 @@ def forbidden_instructions(library: Path) -> list[str]:
     return sorted({match.group(0) for match in FORBIDDEN.finditer(listing)})
 
 
+def version_output(binary: Path) -> str:
+    """What ``binary --version`` says (llama.cpp's tools print it on stderr), its exit code aside."""
+    shown = subprocess.run(
+        [str(binary), "--version"], check=False, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+    )
+    return shown.stdout.decode(errors="replace").strip()
+
+
 def build(source: Path, build_dir: Path, flags: list[str], jobs: int, nice: int) -> float:
     polite = ["nice", "-n", str(nice)] if nice and shutil.which("nice") else []
     generator = ["-G", "Ninja"] if shutil.which("ninja") else []
@@ -171,12 +179,7 @@ def main(argv: list[str] | None = None) -> None:
             "jobs": args.jobs,
             "load_average_after": os.getloadavg(),
             "avx512_or_amx_instructions": found,
-            "version_output": subprocess.run(
-                [str(bin_dir / "llama-server"), "--version"],
-                check=True,
-                capture_output=True,
-                text=True,
-            ).stderr.strip(),
+            "version_output": version_output(bin_dir / "llama-server"),
         }
         manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
     manifest = json.loads(manifest_path.read_text())
