@@ -143,6 +143,9 @@ MISSING_STATE_OF: dict[str, MissingState] = {
     "interrupted": "halted",
     "no-code": "no-candidate",
     "ambiguous-extraction": "no-candidate",
+    "module-changed": "no-candidate",
+    "other-file-reprinted": "no-candidate",
+    "reprint-only": "no-candidate",
     "evaluator-failure": "evaluator-failure",
 }
 """The missing state of every :func:`missing_reason` (an execution status other than
