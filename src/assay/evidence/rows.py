@@ -181,6 +181,13 @@ class VerdictRow(CellKey):
     same_name_call_lines: tuple[int, ...] = ()
 
 
+class ExtractionVerdictRow(VerdictRow):
+    """``extraction_verdicts``: the structural verdict of one extraction version's candidate
+    (``candidate_versions``), under the evaluator version the reports use."""
+
+    extraction_version: int
+
+
 class CorrectnessRow(CellKey):
     """``correctness``: one candidate run in the sandbox against its task's vectors."""
 
