@@ -258,8 +258,8 @@ def headlines(report: dict[str, Any]) -> list[str]:
     for diff in report["diffs"]:
         moved = _moved(diff["tests"], f"v{report['preregistered']}", f"v{diff['version']}")
         lines.append(diff["headline"] + (f" ({'; '.join(moved)})" if moved else ""))
-    extraction = report.get("extraction")
-    for diff in extraction["diffs"] if extraction else []:
+    extraction: dict[str, Any] = report.get("extraction") or {"diffs": []}
+    for diff in extraction["diffs"]:
         moved = _moved(
             diff["tests"],
             f"extraction v{extraction['preregistered']}",
