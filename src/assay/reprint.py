@@ -25,7 +25,7 @@ with one. Each statement is one of:
 from __future__ import annotations
 
 import ast
-import copy
+import functools
 import itertools
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -72,25 +72,26 @@ def _is_docstring(node: ast.stmt) -> bool:
     )
 
 
-def _without_docstrings(node: ast.stmt) -> ast.stmt:
-    node = copy.deepcopy(node)
-    for inner in ast.walk(node):
+def shape(node: ast.stmt) -> str:
+    """The statement's tree without positions, field names or docstrings: equal for two
+    statements that differ only in layout, quotes, comments or docstrings."""
+    stripped: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, list[ast.stmt]]]
+    stripped = []
+    for inner in ast.walk(node):  # docstrings set aside while the tree is printed, then back
         if (
             isinstance(inner, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
             and inner.body
             and _is_docstring(inner.body[0])
         ):
+            stripped.append((inner, inner.body))
             inner.body = inner.body[1:] or [ast.Pass()]
-    return node
-
-
-def shape(node: ast.stmt) -> str:
-    """The statement's tree without positions, field names or docstrings: equal for two
-    statements that differ only in layout, quotes, comments or docstrings."""
     try:
-        return ast.dump(_without_docstrings(node), annotate_fields=False)
+        return ast.dump(node, annotate_fields=False)
     except RecursionError:
-        return ast.dump(node)
+        return repr(id(node))  # too deep to print: equal to nothing else
+    finally:
+        for inner, body in stripped:
+            inner.body = body
 
 
 def bound_names(node: ast.stmt) -> set[str]:
@@ -136,7 +137,11 @@ class _Known:
 
     @classmethod
     def of(cls, repository: Repository) -> _Known:
-        target = _parse(repository.target)
+        return _known(repository.target, tuple(sorted(repository.others.items())))
+
+    @classmethod
+    def build(cls, target_text: str, other_files: tuple[tuple[str, str], ...]) -> _Known:
+        target = _parse(target_text)
         body = target.body if target is not None else []
         names: set[str] = set()
         for node in body:
@@ -145,7 +150,7 @@ class _Known:
                 names |= _imported_names(node)
         others = {
             shape(node)
-            for text in repository.others.values()
+            for _, text in other_files
             if (tree := _parse(text)) is not None
             for node in tree.body
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
@@ -156,6 +161,13 @@ class _Known:
             target_docstring=bool(body) and _is_docstring(body[0]),
             other_definitions=frozenset(others - {shape(node) for node in body}),
         )
+
+
+@functools.lru_cache(maxsize=256)
+def _known(target: str, others: tuple[tuple[str, str], ...]) -> _Known:
+    """One repository's comparison material, once per repository (every cell of an arm, every
+    extraction of a run, compares with the same few)."""
+    return _Known.build(target, others)
 
 
 def _kind(node: ast.stmt, index: int, known: _Known) -> StatementKind:
