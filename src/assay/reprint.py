@@ -11,7 +11,8 @@ with one. Each statement is one of:
 
 =============  ============================================================================
 ``echo``       equal to a statement of the target file: dropped (an echoed import is kept
-               when the statements kept read a name it binds: the imports the code needs)
+               when the statements kept read a name it binds: the imports the code needs;
+               an import printed twice is kept once)
 ``import``     an import the target does not hold: kept
 ``other-file`` a definition equal to one of another shown file (and not of the target): the
                answer reprints another file of the repository, which is not where
@@ -246,13 +247,16 @@ def compare(source: str, repository: Repository) -> Block:
         text = _joined(source, nodes, own_imports) if any(own_imports) else ""
         return Block(kind="reprint", source=text)
     needed = _read_names(added)
-    kept = [
-        kind in ("own", "import")
-        or (
-            kind == "echo"
-            and isinstance(node, ast.Import | ast.ImportFrom)
-            and bool(_imported_names(node) & needed)
-        )
-        for node, kind in zip(nodes, kinds, strict=True)
-    ]
+    kept: list[bool] = []
+    imported: set[str] = set()
+    for node, kind in zip(nodes, kinds, strict=True):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            # the target's import where the code reads a name of it; any import only once
+            keep = (kind == "import" or bool(_imported_names(node) & needed)) and (
+                shape(node) not in imported
+            )
+            imported.add(shape(node))
+        else:
+            keep = kind == "own"
+        kept.append(keep)
     return Block(kind="code", source=_joined(source, nodes, kept))
