@@ -83,6 +83,7 @@ def test_a_stored_run_reextracted_under_v3_is_scored_from_what_its_answers_add(
     }
     primary = repo.read(f"data/report/runs/{RUN}/abstraction.md")
     assert "candidates extracted with rules" not in primary
+    assert 'data-qualifier="extraction-deviation"' not in repo.read("data/report/index.html")
     before = json.loads(repo.read(f"data/report/rescore/{RUN}.json"))["extraction"]
     assert (before["preregistered"], before["extracted_with"]) == (2, [2])
 
@@ -114,3 +115,4 @@ def test_a_stored_run_reextracted_under_v3_is_scored_from_what_its_answers_add(
     assert "### Extraction v3" in markdown and "| reused |" in markdown
     page = repo.read("data/report/index.html")
     assert "extraction v3 changes 8 outcomes of extraction v2" in page
+    assert 'data-qualifier="extraction-deviation"' in page
