@@ -38,8 +38,9 @@ from assay.gate import check_source
 from assay.params import load_params
 from assay.plan import cell_id
 from assay.providers.base import ProviderRequest
-from assay.providers.simulated import SimulatedProvider, answer_book
+from assay.providers.simulated import SimulatedProvider, answer_book, shown_files
 from assay.render import render_input
+from assay.reprint import Repository
 
 RUNS = ("sim-follower-v1", "sim-realistic-v1")
 
@@ -62,7 +63,7 @@ def variety(scale: int) -> None:
                 for repeat in range(1, repeats + 1):
                     key = f"{cell_id(subject, arm, repeat)}#1"
                     text = provider.complete(ProviderRequest(cell_id=key, prompt=prompt)).text
-                    source = extract_candidate(text).source
+                    source = extract_candidate(text, repository=prompt_repository(prompt)).source
                     calls += 1
                     sources.add(source)
                     task = subjects[subject].task
@@ -129,3 +130,11 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+
+
+def prompt_repository(prompt: str) -> Repository:
+    """The repository a rendered prompt shows (extraction v3 compares an answer with it)."""
+    target, files = shown_files(prompt)
+    return Repository(
+        target=files.get(target, ""), others={p: t for p, t in files.items() if p != target}
+    )

@@ -5,6 +5,7 @@ import yaml
 
 from assay.extract import CURRENT_VERSION, VERSIONS, extract_candidate
 from assay.gate import check_source
+from assay.reprint import Repository
 
 CASES = Path(__file__).parent / "cases"
 V1_CASES = yaml.safe_load((CASES / "extract.yaml").read_text())
@@ -34,7 +35,7 @@ def test_no_completion_is_not_executed(version):
 
 
 def test_unknown_version_names_the_known_ones():
-    with pytest.raises(ValueError, match=r"unknown extraction version 9 \(known: \[1, 2\]\)"):
+    with pytest.raises(ValueError, match=r"unknown extraction version 9 \(known: \[1, 2, 3\]\)"):
         extract_candidate("x", version=9)
 
 
@@ -62,4 +63,6 @@ def test_v2_keeps_the_evidence_v1_lost(text, v1_refusal):
 def test_hostile_text_never_raises():
     hostile = ["```python\n" + "(" * 5000 + "\n```", "\x00" * 10, "```\n" * 999, "def (" * 300]
     for text in hostile:
-        assert extract_candidate(text).status in {"code", "no-code", "ambiguous-extraction"}
+        for version in (2, 3):
+            result = extract_candidate(text, version, repository=Repository(target="x = 1\n"))
+            assert result.status in {"code", "no-code", "ambiguous-extraction"}

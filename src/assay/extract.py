@@ -35,6 +35,32 @@ Version 2 (robust to how real models answer):
    text with nothing but whitespace → ``no-code``.
 
 The case table ``tests/cases/extract_v2.yaml`` holds real-looking responses for each rule.
+
+Version 3 (version 2 for answers that print the target file again, as chat models do): it
+needs the repository the prompt showed (:class:`~assay.reprint.Repository`: the target file as
+the model saw it, at chain steps 2-5 with its earlier steps appended, and the other files shown).
+
+1. Steps 1-3 of version 2 find the fenced blocks and the candidate blocks; an answer with no
+   fence is one block, the code version 2's step 5 finds in it.
+2. Every candidate block that parses is compared, statement by statement and by syntax tree
+   (quotes, layout, comments and docstrings do not count), with the repository
+   (:mod:`assay.reprint`): statements equal to one of the target file's are dropped, an echoed
+   import only when the code kept reads none of its names; what the answer adds stays, in its
+   order. A block with nothing else changes as version 2 would see it: not at all.
+3. Any candidate block that binds a name of the target (a definition, an assignment) with
+   another body, signature, annotation or value → ``module-changed``: the answer changes the
+   module it was given, so what it adds cannot be scored as an addition to it.
+4. A block that holds a definition equal to one of *another* file the prompt showed, beside
+   code of its own → ``other-file-reprinted``: the answer prints a file that is not the
+   target (or copies that file's code into it). A block that only repeats shown files, and
+   the blocks in other languages, are context, never candidates.
+5. Among the blocks left, version 2's step 4 decides (an import a repeating block adds counts
+   as a block of imports); when nothing is left but repetitions of the repository →
+   ``reprint-only`` (the answer adds no code).
+6. A block that does not parse is taken as it is (the gate then says why it fails).
+
+The case table ``tests/cases/extract_v3.yaml`` holds real chat answers and real-looking ones,
+each with the target module it answered and the expected candidate or status.
 """
 
 from __future__ import annotations
@@ -46,10 +72,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from assay.records import ExtractStatus, Frozen
+from assay.reprint import Repository, compare, shape
 
 PYTHON_TAGS = frozenset({"python", "py", "python3", "py3"})
-CURRENT_VERSION = 2
-"""The newest extraction version (the default of ``analysis`` and ``evaluators``)."""
+CURRENT_VERSION = 3
+"""The newest extraction version. ``analysis.extraction`` and ``evaluators.extraction`` default
+to 2 when params.yaml leaves them out (plans that preregistered it keep their hash); the
+default study sets both to 3."""
 
 
 class Extraction(Frozen):
@@ -57,8 +86,11 @@ class Extraction(Frozen):
     source: str | None = None
 
 
-def extract_candidate(text: str | None, version: int = CURRENT_VERSION) -> Extraction:
-    """The candidate source of one response under extraction ``version``."""
+def extract_candidate(
+    text: str | None, version: int = CURRENT_VERSION, *, repository: Repository | None = None
+) -> Extraction:
+    """The candidate source of one response under extraction ``version``; version 3 needs the
+    ``repository`` the prompt showed (a caller error, ``ValueError``, without it)."""
     try:
         rule = VERSIONS[version]
     except KeyError:
@@ -67,7 +99,7 @@ def extract_candidate(text: str | None, version: int = CURRENT_VERSION) -> Extra
         ) from None
     if text is None:
         return Extraction(status="not-executed")
-    return rule(text)
+    return rule(text, repository)
 
 
 def _code(source: str) -> Extraction:
@@ -155,18 +187,20 @@ def _unfenced(text: str) -> Extraction:
     return _code(text)
 
 
-def _extract_v2(text: str) -> Extraction:
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    blocks = fenced_blocks(text)
-    if not blocks:
-        return _unfenced(text)
-    candidates = [b.body for b in blocks if b.tag in PYTHON_TAGS or b.tag == ""]
-    if not candidates:
-        return Extraction(status="no-code")
+def _normalised(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _stripped(body: str) -> str:
+    return body.strip()
+
+
+def _choose(candidates: list[str], same: Callable[[str], str] = _stripped) -> Extraction:
+    """Version 2's step 4 over the candidate blocks (``same``: when two blocks are one)."""
     imports = [body for body in candidates if _imports_only(body)]
     defining = [body for body in candidates if _DEFINES_IMPLEMENT.search(body)]
     if defining:
-        distinct = {body.strip() for body in defining}
+        distinct = {same(body) for body in defining}
         if len(distinct) > 1:
             return Extraction(status="ambiguous-extraction")
         chosen = defining[0]
@@ -180,5 +214,76 @@ def _extract_v2(text: str) -> Extraction:
     return _code("\n".join([*(body.strip("\n") for body in imports), chosen.strip("\n")]))
 
 
-VERSIONS: dict[int, Callable[[str], Extraction]] = {1: _extract_v1, 2: _extract_v2}
+def _extract_v2(text: str) -> Extraction:
+    text = _normalised(text)
+    blocks = fenced_blocks(text)
+    if not blocks:
+        return _unfenced(text)
+    candidates = [b.body for b in blocks if b.tag in PYTHON_TAGS or b.tag == ""]
+    if not candidates:
+        return Extraction(status="no-code")
+    return _choose(candidates)
+
+
+# --- version 3 -----------------------------------------------------------------------------
+
+
+def _tree_key(body: str) -> str:
+    """Two blocks are one when their trees are equal (else when their texts are)."""
+    try:
+        return "\n".join(shape(node) for node in ast.parse(body).body)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return body.strip()
+
+
+def _extract_v3(text: str, repository: Repository) -> Extraction:
+    text = _normalised(text)
+    blocks = fenced_blocks(text)
+    if blocks:
+        bodies = [b.body for b in blocks if b.tag in PYTHON_TAGS or b.tag == ""]
+        if not bodies:
+            return Extraction(status="no-code")
+    else:
+        found = _unfenced(text)
+        if found.source is None:
+            return found
+        bodies = [found.source]
+    compared = [compare(body, repository) for body in bodies]
+    kinds = {block.kind for block in compared}
+    if "changed" in kinds:
+        return Extraction(status="module-changed")
+    if "other-file" in kinds:
+        return Extraction(status="other-file-reprinted")
+    kept = [b.source for b in compared if b.kind != "reprint" or b.source.strip()]
+    if not kept:
+        return Extraction(status="reprint-only")
+    if not blocks:
+        return _code(kept[0])
+    return _choose(kept, same=_tree_key)
+
+
+Rule = Callable[[str, Repository | None], Extraction]
+
+
+def _needs_repository(version: int, rule: Callable[[str, Repository], Extraction]) -> Rule:
+    def run(text: str, repository: Repository | None) -> Extraction:
+        if repository is None:
+            raise ValueError(
+                f"extraction v{version} compares the answer with the repository its prompt "
+                "showed: pass repository="
+            )
+        return rule(text, repository)
+
+    return run
+
+
+def _text_only(rule: Callable[[str], Extraction]) -> Rule:
+    return lambda text, _repository: rule(text)
+
+
+VERSIONS: dict[int, Rule] = {
+    1: _text_only(_extract_v1),
+    2: _text_only(_extract_v2),
+    3: _needs_repository(3, _extract_v3),
+}
 """Every published extraction version. Never change one: add the next."""

@@ -28,6 +28,7 @@ from pydantic import (
 
 from assay.errors import InputError
 from assay.evidence.plan import AnalysisPlan
+from assay.extract import VERSIONS
 from assay.fixtures.declared import SCENARIO_FILE, declared_names, name_problem
 from assay.providers.base import ModelProfile
 from assay.records import NAME_PATTERN, Frozen, ScenarioName, StructureVersion
@@ -201,6 +202,7 @@ class ParamsError(InputError):
 
 SCENARIOS = get_args(ScenarioName)
 EVALUATOR_VERSIONS = get_args(StructureVersion)
+EXTRACTION_VERSIONS = tuple(sorted(VERSIONS))
 
 
 def _known(values: Iterable[object]) -> str:
@@ -346,6 +348,18 @@ def reference_problems(params: Params) -> list[Problem]:
                 Problem(
                     key=f"report.cost_runs.{field}",
                     message=f"unknown {', '.join(map(repr, unknown))} (declared: {_known(known)})",
+                )
+            )
+    for key, number in (
+        ("evaluators.extraction", params.evaluators.extraction),
+        ("analysis.extraction", params.analysis.extraction),
+    ):
+        if number not in EXTRACTION_VERSIONS:
+            problems.append(
+                Problem(
+                    key=key,
+                    message=f"unknown extraction version {number} "
+                    f"(known: {_known(EXTRACTION_VERSIONS)})",
                 )
             )
     for key, version in (

@@ -98,9 +98,19 @@ as nesting and a space or slash breaks the stage name."""
 StructureVersion = Literal[4, 5, 6, 7]
 """Every registered structural evaluator version (``assay.structure.versions``)."""
 
-ExtractStatus = Literal["code", "no-code", "not-executed", "ambiguous-extraction"]
+ExtractStatus = Literal[
+    "code",
+    "no-code",
+    "not-executed",
+    "ambiguous-extraction",
+    "module-changed",
+    "other-file-reprinted",
+    "reprint-only",
+]
 """What extraction found in a response (:mod:`assay.extract`): one candidate, no code, no
-response to extract from, or several candidates that differ (missing evidence)."""
+response to extract from, several candidates that differ, or (version 3) an answer that changes
+the target module it reprints, reprints another file beside its code, or only reprints the
+repository (all but ``code`` are missing evidence)."""
 
 SandboxProfile = Literal["standard", "large", "skip"]
 """How an arm's correctness runs: ``standard`` (1 MiB /tmp, 5 s), ``large`` (4 MiB /tmp,

@@ -84,7 +84,7 @@ def test_export_stage_writes_both_bundles_that_verify_offline_elsewhere(pipeline
     manifest = json.loads((abstraction / mf.RUN_MANIFEST).read_text())
     listed = {entry["path"] for entry in manifest["files"]}
     assert "ledger/ledger.jsonl" in listed and any(p.startswith("ledger/objects/") for p in listed)
-    assert manifest["simulated"] is True and manifest["extraction_versions"] == [2]
+    assert manifest["simulated"] is True and manifest["extraction_versions"] == [3]
     assert "SIMULATED MODEL" in (abstraction / "report" / "abstraction.md").read_text()
 
 
@@ -290,7 +290,7 @@ def test_changing_the_extraction_version_re_extracts_without_executing(v1_copy):
     intents = (repo.path / "ledger").rglob("ledger.jsonl")
     assert sum(p.read_text().count('"type":"intent"') for p in intents) == before
     report = repo.read(f"data/report/runs/{RUN}/abstraction.md")
-    assert "candidates extracted with rules v1; the plan preregistered v2" in report
+    assert "candidates extracted with rules v1; the plan preregistered v3" in report
     bundles = repo.path / "data" / "export" / RUN
     manifest = json.loads((bundles / "abstraction" / mf.RUN_MANIFEST).read_text())
     assert manifest["extraction_versions"] == [1]

@@ -14,6 +14,7 @@ import pytest
 import yaml
 from pydantic import ValidationError
 
+from assay.chain_prompts import shown_repositories
 from assay.execute import Executor
 from assay.extract import extract_candidate
 from assay.fixtures.scenarios import load_scenario
@@ -25,8 +26,9 @@ from assay.plan import build_plan, cell_id, request_sizes
 from assay.providers.base import DEVIATIONS, ModelProfile, ProviderRequest
 from assay.providers.realistic.answer import choose_deviation
 from assay.providers.realistic.draws import Draws
-from assay.providers.simulated import AnswerEntry, SimulatedProvider, answer_book
+from assay.providers.simulated import AnswerEntry, SimulatedProvider, answer_book, shown_files
 from assay.render import render_input
+from assay.reprint import Repository
 from assay.structure import score
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -47,8 +49,15 @@ def _provider(book, **profile) -> SimulatedProvider:
     )
 
 
-def _outcome(text: str, helper: str, helper_module: str | None, primitives) -> tuple:
-    extraction = extract_candidate(text)
+def shown(prompt: str) -> Repository:
+    """The repository a prompt shows (extraction v3 compares an answer with it)."""
+    target, files = shown_files(prompt)
+    others = {path: text for path, text in files.items() if path != target}
+    return Repository(target=files.get(target, ""), others=others)
+
+
+def _outcome(text: str, helper: str, helper_module: str | None, primitives, prompt: str) -> tuple:
+    extraction = extract_candidate(text, repository=shown(prompt))
     if extraction.source is None:
         return extraction.status, None, None
     result = score(extraction.source, helper=helper, helper_module=helper_module,
@@ -78,8 +87,8 @@ def test_each_deviation_ends_where_its_table_says_on_every_subject(scenarios, de
         request = ProviderRequest(cell_id=f"{subject.id}/{arm}/r1#1", prompt=prompt)
         kept = _provider(books[name], seed=index).complete(request).text
         text = _provider(books[name], seed=index, deviations=rates).complete(request).text
-        got = _outcome(text, task.helper, task.helper_module, task.primitives)
-        base = _outcome(kept, task.helper, task.helper_module, task.primitives)
+        got = _outcome(text, task.helper, task.helper_module, task.primitives, prompt)
+        base = _outcome(kept, task.helper, task.helper_module, task.primitives, prompt)
         where = (name, subject.id, arm, index, text)
         assert got[0] == expected["extraction"], where
         if expected["verdict"] == "keeps":
@@ -105,7 +114,8 @@ def _codebase_entries() -> list[tuple[AnswerEntry, str]]:
             duplicated=(folder / "reference_duplicated.py").read_text(encoding="utf-8"),
         )
         prompt = (
-            "File `pkg/target.py`:\n\n```python\nimport os\n```\n\n"
+            "File `pkg/target.py`:\n\n```python\nimport os\n\n\ndef home() -> str:\n"
+            "    return os.path.expanduser('~')\n```\n\n"
             f"Task: {entry.instruction}\n\n- Write the new function `implement` that will be "
             "appended to the end of `pkg/target.py`.\n"
         )
@@ -122,7 +132,7 @@ def test_codebase_references_take_every_deviation_too(deviation):
         for seed in range(2):
             request = ProviderRequest(cell_id=f"x/clean/r{seed}#1", prompt=prompt)
             text = _provider([entry], seed=seed, deviations=rates).complete(request).text
-            got = _outcome(text, entry.helper, entry.helper_module, entry.primitives)
+            got = _outcome(text, entry.helper, entry.helper_module, entry.primitives, prompt)
             assert got[0] == expected["extraction"], text
             if expected["verdict"] not in ("keeps", None):
                 assert got[1:] == (expected["verdict"], expected.get("reason")), text
@@ -145,7 +155,7 @@ def test_the_reply_is_fixed_by_seed_prompt_and_call_and_varies_across_repeats(sc
     first = replies(5)
     assert first == replies(5)
     assert first != replies(6)
-    candidates = {extract_candidate(text).source for text in first}
+    candidates = {extract_candidate(text, repository=shown(prompt)).source for text in first}
     assert len(set(first)) == 30 and len(candidates) >= 24, "repeats must not be cache hits"
 
 
@@ -262,14 +272,18 @@ def test_a_whole_chain_run_answers_every_step(tmp_path):
                       analysis=AnalysisPlan(), tools={})  # fmt: skip
     provider = SimulatedProvider(profile, answer_book(scenario.subjects))
     ledger = Ledger.open(tmp_path, plan.run, plan.hash, paid=False)
-    records = Executor(
-        plan, ledger, prompts, lambda: provider, next_prompt=ChainRenderer(rows)
-    ).run()
+    renderer = ChainRenderer(rows)
+    records = Executor(plan, ledger, prompts, lambda: provider, next_prompt=renderer).run()
+    repositories = shown_repositories(records, renderer)
     assert {r.status for r in records} <= {"completed", "not-run"}
     for record in records:  # a chain ends after a step with no code to build the next one on
         if record.status == "not-run":
             earlier = [r for r in records if r.cell_id == record.cell_id and r.step < record.step]
-            assert any(extract_candidate(r.text).source is None for r in earlier), record
+            assert any(
+                extract_candidate(r.text, repository=repositories[(r.cell_id, r.step)]).source
+                is None
+                for r in earlier
+            ), record
     later = [r for r in records if r.step > 1 and r.status == "completed"]
     assert len(later) > 100
     own = [r for r in later if re.search(r"return implement_step_\d+\(", r.text or "")]

@@ -5,7 +5,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from assay.evidence import CallRecord, CandidateRow, MetricRow, PromptRow, SubjectRow, VerdictRow
+from assay.evidence import (
+    CallRecord,
+    CandidateRow,
+    ExtractionVerdictRow,
+    MetricRow,
+    PromptRow,
+    SubjectRow,
+    VerdictRow,
+)
 from assay.plan import Plan
 from assay.tables import write_records
 
@@ -25,8 +33,13 @@ def write_run(
     preregistered: int = 7,
     reported: int | None = None,
     minimum: int = 10,
+    extractions: dict[int, Table] | None = None,
+    preregistered_extraction: int = 2,
+    extracted_with: int = 2,
 ) -> None:
-    """``versions``: ``{evaluator version: {step: table}}``."""
+    """``versions``: ``{evaluator version: {step: table}}``; ``extractions``: ``{extraction
+    version: step 1's table}`` under the reported evaluator version, an entry a verdict or
+    ``"rejected:REASON"`` / ``"missing:REASON"``."""
     plan_dir = data / "plan" / run
     plan_dir.mkdir(parents=True, exist_ok=True)
     repeats = max(
@@ -37,7 +50,8 @@ def write_run(
         "repeats": repeats, "arms": list(arms), "reference_arm": arms[0], "schedule": "blocked",
         "model": {"model": model, "provider": provider}, "cells": [], "tools": {},
         "analysis": {"alpha": 0.05, "minimum_subjects": minimum,
-                     "structure_evaluator": preregistered},
+                     "structure_evaluator": preregistered,
+                     "extraction": preregistered_extraction},
         "budget": {"paid": False, "ceiling_usd": 0.0, "reservation_usd": 0.0, "requests": 0,
                    "admitted_requests": 0,
                    "worst_case_usd": 0.0},
@@ -63,7 +77,28 @@ def write_run(
         [row for row in every if row.evaluator_version == shown],
     )
     write_records(data / "execute" / run / "cells.parquet", CallRecord, [])
-    write_records(data / "extract" / run / "candidates.parquet", CandidateRow, [])
+    candidates, again = [], []
+    for extraction, table in (extractions or {}).items():
+        for subject, by_arm in table.items():
+            for arm, outcomes in by_arm.items():
+                for repeat, outcome in enumerate(outcomes, start=1):
+                    verdict, _, reason = (outcome or "missing:no-code").partition(":")
+                    key = {"run": run, "cell_id": f"{subject}/{arm}/r{repeat}", "subject": subject,
+                               "arm": arm, "repeat": repeat, "step": 1}  # fmt: skip
+                    again.append(ExtractionVerdictRow(
+                        **key, verdict=None if verdict == "missing" else verdict,
+                        reason=reason or "x", evaluator_version=shown,
+                        extraction_version=extraction,
+                    ))  # fmt: skip
+                    if extraction == extracted_with:
+                        candidates.append(CandidateRow(
+                            **key, execution_status="completed", extract_status="code",
+                            source="def implement(x):\n    return x\n",
+                            extraction_version=extraction,
+                        ))  # fmt: skip
+    if extractions:
+        write_records(data / "structure" / run / "extractions.parquet", ExtractionVerdictRow, again)
+    write_records(data / "extract" / run / "candidates.parquet", CandidateRow, candidates)
     write_records(data / "subjects" / scenario / "subjects.parquet", SubjectRow, [])
     write_records(data / "render" / scenario / "prompts.parquet", PromptRow, [])
 

@@ -285,3 +285,53 @@ def test_a_comparison_of_simulated_runs_says_so(tmp_path: Path) -> None:
     assert render_comparison_markdown(comparison).startswith(
         "# Cross-model comparison (exploratory): a against b\n\n" + SIMULATED_BANNER
     )
+
+
+def _reextracted(tmp_path: Path, preregistered: int, extracted_with: int) -> None:
+    """Chat answers that print the module again: v2 leaves the gate to reject six of the
+    inconsistent arm's cells, v3 reads them as duplicated (one changes the module)."""
+    v2 = _table("reused", "duplicated")
+    v3 = _table("reused", "duplicated")
+    for s in SUBJECTS[:6]:
+        v2[s]["inconsistent"] = ["rejected:module-statement", "rejected:module-statement"]
+    v3[SUBJECTS[0]]["inconsistent"] = ["missing:module-changed", "missing:module-changed"]
+    write_run(
+        tmp_path, "run-a", {7: {1: _table("reused", "duplicated")}},
+        extractions={2: v2, 3: v3}, preregistered_extraction=preregistered,
+        extracted_with=extracted_with,
+    )  # fmt: skip
+
+
+def test_reextraction_lists_every_changed_outcome_with_p_before_and_after(tmp_path: Path) -> None:
+    _reextracted(tmp_path, preregistered=2, extracted_with=3)
+    con = connect(tmp_path)
+    report = build_rescore_reports(con)["run-a"]
+    extraction = report["extraction"]
+    assert (extraction["preregistered"], extraction["extracted_with"]) == (2, [3])
+    (diff,) = extraction["diffs"]
+    assert (diff["version"], diff["changed_cells"], diff["changed_subjects"]) == (3, 12, 6)
+    changes = {(c["subject"], c["repeat"], c["preregistered"], c["reextracted"])
+               for c in diff["changes"]}  # fmt: skip
+    assert ("s01", 1, "rejected (module-statement)", "duplicated") in changes
+    assert ("s00", 2, "rejected (module-statement)", "missing (module-changed)") in changes
+    (test,) = diff["tests"]
+    assert (test["complete_before"], test["complete_after"]) == (5, 10)
+    line = headlines(report)[-1]
+    assert line.startswith("extraction v3 changes 12 outcomes of extraction v2 in 6 subjects (")
+    markdown = render_rescore_markdown(report)
+    assert "## Re-extraction" in markdown and "### Extraction v3" in markdown
+    assert "| 1 | s01 | inconsistent | 1 | rejected (module-statement) | duplicated |" in markdown
+    primary = build_reports(con)["run-a"]
+    primary["rescoring"] = headlines(report)
+    text = render_markdown(primary)
+    assert "candidates extracted with rules v3; the plan preregistered v2" in text
+    assert "extraction v3 changes 12 outcomes of extraction v2" in text
+
+
+def test_a_run_extracted_as_preregistered_carries_no_deviation(tmp_path: Path) -> None:
+    _reextracted(tmp_path, preregistered=3, extracted_with=3)
+    con = connect(tmp_path)
+    report = build_rescore_reports(con)["run-a"]
+    (diff,) = report["extraction"]["diffs"]
+    assert diff["version"] == 2 and diff["changed_cells"] == 12
+    assert "Deviation from the plan" not in render_markdown(build_reports(con)["run-a"])

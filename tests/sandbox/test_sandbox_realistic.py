@@ -13,8 +13,9 @@ from assay.extract import extract_candidate
 from assay.fixtures.scenarios import load_scenario
 from assay.gate import check_source
 from assay.providers.base import ModelProfile, ProviderRequest
-from assay.providers.simulated import SimulatedProvider, answer_book
+from assay.providers.simulated import SimulatedProvider, answer_book, shown_files
 from assay.render import render_input
+from assay.reprint import Repository
 from assay.sandbox.cells import request_for
 from assay.sandbox.parallel import evaluate_many
 
@@ -44,7 +45,7 @@ def test_each_deviation_ends_in_the_sandbox_as_its_table_says(sandbox_image: str
                     .complete(ProviderRequest(cell_id=f"{subject_id}/{arm}/r1#1", prompt=prompt))
                     .text
                 )
-                source = extract_candidate(text).source
+                source = extract_candidate(text, repository=prompt_repository(prompt)).source
                 assert (
                     source is not None
                     and check_source(
@@ -58,3 +59,11 @@ def test_each_deviation_ends_in_the_sandbox_as_its_table_says(sandbox_image: str
         expected = TABLE[deviation]["correctness"]
         got = result.status if result.status == "correct" else result.reason
         assert got == expected, (subject_id, arm, deviation, source, result)
+
+
+def prompt_repository(prompt: str) -> Repository:
+    """The repository a rendered prompt shows (extraction v3 compares an answer with it)."""
+    target, files = shown_files(prompt)
+    return Repository(
+        target=files.get(target, ""), others={p: t for p, t in files.items() if p != target}
+    )

@@ -18,6 +18,7 @@ from assay.evidence.rows import (
     CandidateRow,
     CorrectnessRow,
     CorrectnessVersionRow,
+    ExtractionVerdictRow,
     MetricRow,
     PlacementRow,
     PromptRow,
@@ -89,6 +90,20 @@ VERDICT_VERSIONS = Table(
     "verdict_versions", "structure", "versions.parquet", VerdictRow, "run", required=False
 )
 """Every registered structural evaluator version's verdicts, side by side (rescoring)."""
+CANDIDATE_VERSIONS = Table(
+    "candidate_versions", "extract", "versions.parquet", CandidateRow, "run", required=False
+)
+"""Every registered extraction version's candidates, side by side (re-extraction)."""
+EXTRACTION_VERDICTS = Table(
+    "extraction_verdicts",
+    "structure",
+    "extractions.parquet",
+    ExtractionVerdictRow,
+    "run",
+    required=False,
+)
+"""The verdicts of every extraction version's candidates, under the structural evaluator version
+the reports use: what re-extracting a run changes (``assay.report.rescore``)."""
 CORRECTNESS_VERSIONS = Table(
     "correctness_versions",
     "correctness-versions",
@@ -113,6 +128,8 @@ TABLES: tuple[Table, ...] = (
     CORRECTNESS_PLACEMENTS,
     METRIC_PLACEMENTS,
     VERDICT_VERSIONS,
+    CANDIDATE_VERSIONS,
+    EXTRACTION_VERDICTS,
     CORRECTNESS_VERSIONS,
 )
 """Every Parquet view over ``data/`` (``runs`` is built from the plans; see ``read_runs``)."""

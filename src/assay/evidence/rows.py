@@ -143,6 +143,9 @@ MISSING_STATE_OF: dict[str, MissingState] = {
     "interrupted": "halted",
     "no-code": "no-candidate",
     "ambiguous-extraction": "no-candidate",
+    "module-changed": "no-candidate",
+    "other-file-reprinted": "no-candidate",
+    "reprint-only": "no-candidate",
     "evaluator-failure": "evaluator-failure",
 }
 """The missing state of every :func:`missing_reason` (an execution status other than
@@ -176,6 +179,13 @@ class VerdictRow(CellKey):
     """The declared primitive each primitive call matched."""
     primitive_call_lines: tuple[int, ...] = ()
     same_name_call_lines: tuple[int, ...] = ()
+
+
+class ExtractionVerdictRow(VerdictRow):
+    """``extraction_verdicts``: the structural verdict of one extraction version's candidate
+    (``candidate_versions``), under the evaluator version the reports use."""
+
+    extraction_version: int
 
 
 class CorrectnessRow(CellKey):

@@ -12,7 +12,8 @@ In order, stopping at the first difference (a value, never an exception):
    every call's prompt is stored under its digest, is the digest the ledger's intent names,
    and is what the run would send: the rendered prompt at step 1, and at chain steps 2-5 the
    prompt rendered again from the earlier steps' answers;
-5. candidates are re-extracted from the responses with the recorded extraction version, and
+5. candidates are re-extracted from the responses with the recorded extraction version (against
+   the repository each prompt showed, rebuilt as in 4), and
    (abstraction bundle) structural verdicts are scored again with the recorded evaluator
    version; correctness results are not re-run (that needs Docker and the hidden vectors);
 6. the report is recomputed from the bundle (the pipeline's own DuckDB SQL) and compared
@@ -31,7 +32,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from pydantic import ValidationError
 
-from assay.chain_prompts import ChainRenderer
+from assay.chain_prompts import ChainRenderer, shown_repositories
 from assay.digest import sha256_hex
 from assay.evidence import PROMPT_TEXTS, CandidateRow, PromptRow, paths
 from assay.evidence.plan import load_plan
@@ -253,13 +254,20 @@ def _calls_and_candidates(bundle: _Bundle, run: mf.RunManifest, own: mf.BundleMa
             raise Differs(cells_path, f"row {index}: its text is not the stored completion text")
     candidates_path = SHARED_TABLES[3].path(run.run, run.scenario)
     calls = {(c["cell_id"], c["step"]): c for c in tables["cells"]}
+    plan = load_plan((bundle.root / paths.plan_file(run.run)).read_bytes())
+    rendered = {(r["subject"], r["arm"]): PromptRow(**r) for r in tables["prompts"]}
+    shown = shown_repositories(
+        (_Call(**{f: c[f] for f in _Call._fields}) for c in tables["cells"]),
+        ChainRenderer(rendered, plan.analysis.extraction),
+    )
     for index, candidate in enumerate(tables["candidates"]):
-        answered = calls.get((candidate["cell_id"], candidate["step"]))
+        key = (candidate["cell_id"], candidate["step"])
+        answered = calls.get(key)
         version = candidate["extraction_version"]
         if answered is None or version not in VERSIONS:
             raise Differs(candidates_path, f"row {index}: no such call or extraction version")
         text = answered["text"] if answered["status"] == "completed" else None
-        again = extract_candidate(text, version)
+        again = extract_candidate(text, version, repository=shown[key])
         if (again.status, again.source) != (candidate["extract_status"], candidate["source"]):
             raise Differs(candidates_path, f"row {index}: not what extraction v{version} gives")
     evidence = {t.name: bundle.table(t, own.columns) for t in EVIDENCE_TABLES[own.kind]}
@@ -315,6 +323,15 @@ def _sent_prompts(
 class _Cell(NamedTuple):
     subject: str
     arm: str
+
+
+class _Call(NamedTuple):
+    cell_id: str
+    step: int
+    subject: str
+    arm: str
+    status: str
+    text: str | None
 
 
 def _rescore(

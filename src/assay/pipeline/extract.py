@@ -1,19 +1,38 @@
 """``extract`` stage: raw responses → candidate sources, by the extraction version in
-``evaluators.extraction`` (recorded in every row)."""
+``evaluators.extraction`` (recorded in every row).
+
+Extraction version 3 compares each answer with the repository its prompt showed, so the stage
+reads the run's rendered prompts (``data/render/<scenario>``, or the sealed copy a paid run was
+sent from) and its plan: at chain steps 2-5 the target held the earlier steps, appended as the
+run rendered them with the plan's preregistered extraction version (``assay.chain_prompts``).
+
+``candidates.parquet`` holds the candidates of the version the reports use;
+``versions.parquet`` every registered version's side by side, so the structure stage can score
+them and the report show what another version changes (``assay.report.rescore``). Nothing here
+re-runs ``execute``.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from assay import evidence
+from assay.chain_prompts import ChainRenderer, shown_repositories
 from assay.evidence import CallRecord, CandidateRow
-from assay.extract import extract_candidate
+from assay.extract import VERSIONS, extract_candidate
 from assay.params import Params
+from assay.reprint import Repository
 
 
-def candidate_rows(calls: list[CallRecord], version: int) -> list[CandidateRow]:
+def candidate_rows(
+    calls: list[CallRecord], version: int, repositories: Mapping[tuple[str, int], Repository]
+) -> list[CandidateRow]:
     rows = []
     for call in calls:
         extraction = extract_candidate(
-            call.text if call.status == "completed" else None, version=version
+            call.text if call.status == "completed" else None,
+            version=version,
+            repository=repositories[(call.cell_id, call.step)],
         )
         rows.append(
             CandidateRow(
@@ -28,5 +47,11 @@ def candidate_rows(calls: list[CallRecord], version: int) -> list[CandidateRow]:
 
 
 def run(run_id: str, params: Params) -> None:
-    rows = candidate_rows(evidence.read_calls(run_id), params.evaluators.extraction)
-    evidence.write_table(evidence.CANDIDATES, run_id, rows)
+    plan = evidence.read_plan(run_id)
+    prompts = evidence.read_run_prompt_rows(run_id, plan.scenario)
+    calls = evidence.read_calls(run_id)
+    repositories = shown_repositories(calls, ChainRenderer(prompts, plan.analysis.extraction))
+    every = {version: candidate_rows(calls, version, repositories) for version in sorted(VERSIONS)}
+    evidence.write_table(evidence.CANDIDATES, run_id, every[params.evaluators.extraction])
+    side_by_side = [row for version in sorted(every) for row in every[version]]
+    evidence.write_table(evidence.CANDIDATE_VERSIONS, run_id, side_by_side)

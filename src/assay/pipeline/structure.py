@@ -5,13 +5,16 @@ A pure function of candidates, subjects and the evaluator versions. ``verdicts.p
 the verdicts of the version the reports score with (``evaluators.structure``, or a run's entry
 in ``evaluators.structure_runs``, see ``assay rescore``); ``versions.parquet`` holds every
 registered version's verdicts side by side, so a rescoring never overwrites one and the report
-can show which cells another version changes. Nothing here re-runs ``execute``.
+can show which cells another version changes; ``extractions.parquet`` the verdicts (under the
+reported evaluator version) of every extraction version's candidates (the extract stage's
+``versions.parquet``), so the report can show what re-extracting changes. Nothing here re-runs
+``execute``.
 """
 
 from __future__ import annotations
 
 from assay import evidence
-from assay.evidence import CandidateRow, VerdictRow
+from assay.evidence import CandidateRow, ExtractionVerdictRow, VerdictRow
 from assay.fixtures.model import Scenario
 from assay.params import Params
 from assay.structure import gated_candidate, judge
@@ -52,6 +55,36 @@ def run(run_id: str, params: Params) -> None:
         version: verdict_rows(candidates, scenario, version)
         for version in sorted(EVALUATOR_VERSIONS)
     }
-    evidence.write_table(evidence.VERDICTS, run_id, scored[params.structure_version(run_id)])
+    reported = scored[params.structure_version(run_id)]
+    evidence.write_table(evidence.VERDICTS, run_id, reported)
     every = [row for version in sorted(scored) for row in scored[version]]
     evidence.write_table(evidence.VERDICT_VERSIONS, run_id, every)
+    evidence.write_table(
+        evidence.EXTRACTION_VERDICTS,
+        run_id,
+        extraction_verdicts(
+            run_id, scenario, params.structure_version(run_id), candidates, reported
+        ),
+    )
+
+
+def extraction_verdicts(
+    run_id: str,
+    scenario: Scenario,
+    version: int,
+    candidates: list[CandidateRow],
+    reported: list[VerdictRow],
+) -> list[ExtractionVerdictRow]:
+    """The verdicts of every extraction version's candidates under evaluator ``version``
+    (``reported``: those of ``candidates``, the ones the reports use, not scored twice)."""
+    every: list[CandidateRow] = evidence.read_table(evidence.CANDIDATE_VERSIONS, run_id)
+    used = {c.extraction_version for c in candidates}
+    rows = []
+    for extraction in sorted({c.extraction_version for c in every}):
+        chosen = [c for c in every if c.extraction_version == extraction]
+        scored = reported if {extraction} == used else verdict_rows(chosen, scenario, version)
+        rows += [
+            ExtractionVerdictRow(**row.model_dump(), extraction_version=extraction)
+            for row in scored
+        ]
+    return rows

@@ -57,6 +57,7 @@ Deviation = Literal[
     "slow",
     "debug-loop",
     "memory-hog",
+    "module-changed",
 ]
 """How the realistic simulated model departs from a clean answer (``assay.providers.realistic
 .deviations`` says what each one writes and where it ends), in the order its draw walks them (a

@@ -219,13 +219,15 @@ class SimulatedProvider:
         code, approach = self.base_answer(request, entry)
         if self.profile.behaviour != "realistic":
             return Reply(f"Here is the function.\n\n```python\n{code}\n```\n")
-        target, _ = shown_files(request.prompt)
+        target, files = shown_files(request.prompt)
+        target_source = files.get(target, "")
         target = target or "module.py"
         task = Task(
             instruction=entry.instruction,
             helper=entry.helper,
             helper_module=entry.helper_module,
             target_module=module_name(target),
+            target_source=target_source,
             reused=entry.reused,
             duplicated=entry.duplicated,
         )

@@ -9,8 +9,11 @@ with seeded draws:
   ends: mixed, ambiguous, rejected, an extraction failure, or incorrect with a given outcome);
 - varies the code without changing what it does: the parameter renamed (often to the name
   the instruction uses), locals renamed, the result put in a variable, a docstring or a
-  comment added, the module printed again with other quotes and blank lines
+  comment added, the answer's own code printed with other quotes and blank lines
   (:mod:`~assay.providers.realistic.code`);
+- now and then prints the whole target module again with the code appended, verbatim or
+  reformatted, as chat models do (:mod:`~assay.providers.realistic.reprint`; the deviation
+  ``module-changed`` changes the module while printing it);
 - wraps it in a reply: prose before and after, fences with and without a language tag, the
   imports in their own block, a usage example, a shell line, the block twice, or no fence at
   all (:mod:`~assay.providers.realistic.reply`).

@@ -15,9 +15,10 @@ from assay.providers.realistic.code import (
     render,
     vary,
 )
-from assay.providers.realistic.deviations import SHAPES, SLIPS, TEXTS, Task
+from assay.providers.realistic.deviations import REPRINTS, SHAPES, SLIPS, TEXTS, Task
 from assay.providers.realistic.draws import Draws
 from assay.providers.realistic.reply import Approach, Reply, Setting, compose
+from assay.providers.realistic.reprint import REPRINT, reprinted
 
 _APPROACH_AFTER: dict[Deviation, Approach] = {
     "mixed": "helper",
@@ -65,6 +66,8 @@ def answer(
     if draws.chance("comment", COMMENT):
         comment = setting.fill(comment_text(approach, draws))
         source = add_comment(source, comment, inside=draws.chance("comment-inside", 0.6))
+    if deviation in REPRINTS or draws.chance("reprint", REPRINT):
+        source = reprinted(task.target_source, source, draws, change=deviation in REPRINTS)
     alternative = None
     if deviation == "two-versions":
         other = task.duplicated if approach == "helper" else task.reused

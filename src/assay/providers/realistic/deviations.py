@@ -26,12 +26,16 @@ name-typo           a misspelt variable in the last statement        incorrect (
 slow                ``time.sleep`` past the candidate deadline       incorrect (timeout)
 debug-loop          a debug ``print`` in a loop that never ends      incorrect (output-flood)
 memory-hog          a lookup table far larger than the memory cap    incorrect (abnormal-exit)
+module-changed      the target module printed again with one of its  module-changed (missing
+                    definitions changed, ``implement`` appended      evidence)
 ==================  ===============================================  ========================
 
 The deviations that do not rewrite the function (``no-return`` to ``memory-hog``, and the
 rejected ones) keep the verdict of the answer they start from: reused or duplicated, as the
 arm's convention decided. ``truncated``, ``two-versions`` and ``diff-only`` shape the reply,
-not the code (:mod:`assay.providers.realistic.reply`).
+not the code (:mod:`assay.providers.realistic.reply`); ``module-changed`` prints the target
+module again around the code (:mod:`assay.providers.realistic.reprint`), which any other answer
+does now and then unchanged.
 """
 
 from __future__ import annotations
@@ -68,6 +72,8 @@ class Task:
     helper_module: str | None
     target_module: str
     """The dotted module name of the file ``implement`` is appended to."""
+    target_source: str
+    """That file as the prompt showed it (a reply may print it again)."""
     reused: str
     duplicated: str
 
@@ -337,3 +343,7 @@ TEXTS: dict[Deviation, Text] = {"tuple-return": tuple_return, "syntax-error": sy
 
 REPLIES: frozenset[Deviation] = frozenset({"truncated", "two-versions", "diff-only"})
 """Deviations of the reply around the code (:mod:`assay.providers.realistic.reply`)."""
+
+REPRINTS: frozenset[Deviation] = frozenset({"module-changed"})
+"""Deviations of the target module printed around the code
+(:mod:`assay.providers.realistic.reprint`)."""
