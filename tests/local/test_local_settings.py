@@ -25,7 +25,7 @@ def profile_of(case: dict) -> ModelProfile:
 
 @pytest.mark.parametrize("case", TABLE["cases"], ids=[c["id"] for c in TABLE["cases"]])
 def test_request_body(case):
-    body = request_body(profile_of(case), case["prompt"])
+    body = request_body(profile_of(case), case["prompt"], case.get("call_key", ""))
     assert body == case["body"]
     assert list(body) == list(case["body"])
 
@@ -46,7 +46,7 @@ def test_a_local_profile_is_free():
 @pytest.mark.parametrize(
     ("fields", "message"),
     [
-        ({"prompting": "chat", "answer_prefix": "def "}, "frame a plain completion"),
+        ({"prompting": "chat", "prompt_suffix": "\n"}, "frames a plain completion"),
         ({"runtime_version": "x"}, "remove runtime_version"),
         ({"server_command": ["vllm", "serve"], "runtime_version": "vllm 0.11"}, "{port}"),
         ({"server_command": ["vllm", "--port", "{port}"]}, "needs runtime_version"),
