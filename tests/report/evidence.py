@@ -205,7 +205,7 @@ MODE_RUNS = {
                    "answer_prefix": "```python\ndef implement("}},
         False,
     ),
-    "sim-v1": ({"model": "sim-follower", "provider": "simulated"}, True),
+    "follower-sim-v1": ({"model": "sim-follower", "provider": "simulated"}, True),
 }  # fmt: skip
 """Three runs of one v1-like scenario, two repeats each: a real local model in chat mode
 (greedy: its repeats are byte-identical), the same weights in completion mode sampled at a

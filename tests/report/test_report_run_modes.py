@@ -39,7 +39,10 @@ def test_each_run_report_names_its_prompting_mode_and_kind(reported: Path) -> No
     assert "**Prompting mode:** chat (real local model)." in chat
     completion = (runs / "qwen-completion" / "correctness.md").read_text()
     assert f"**Prompting mode:** {COMPLETION} (real local model)." in completion
-    assert "**Prompting mode:** simulated." in (runs / "sim-v1" / "abstraction.md").read_text()
+    assert (
+        "**Prompting mode:** simulated."
+        in (runs / "follower-sim-v1" / "abstraction.md").read_text()
+    )
     run = json.loads((runs / "qwen-completion" / "abstraction.json").read_text())["run"]
     assert (run["mode"], run["kind"]) == (COMPLETION, "real local model")
 
@@ -64,12 +67,12 @@ def test_scenario_report_labels_each_run_real_first(reported: Path) -> None:
     markdown = (reported / "report" / "scenarios" / "v1.md").read_text()
     assert "| `qwen-chat` | qwen | real local model | chat | 2 |" in markdown
     assert f"| `qwen-completion` | qwen | real local model | {COMPLETION} | 2 |" in markdown
-    assert "| `sim-v1` | sim-follower | simulated | simulated | 2 |" in markdown
+    assert "| `follower-sim-v1` | sim-follower | simulated | simulated | 2 |" in markdown
     assert "These answers come from assay's seeded stand-in" not in markdown  # not one banner
     assert "**SIMULATED MODEL** in the runs of kind *simulated*" in markdown
-    assert markdown.index("`qwen-completion`") < markdown.index("`sim-v1`")
+    assert markdown.index("`qwen-completion`") < markdown.index("`follower-sim-v1`")
     report = json.loads((reported / "report" / "scenarios" / "v1.json").read_text())
-    assert [r["run"] for r in report["runs"]] == ["qwen-chat", "qwen-completion", "sim-v1"]
+    assert [r["run"] for r in report["runs"]] == ["qwen-chat", "qwen-completion", "follower-sim-v1"]
 
 
 def test_duplication_cost_never_pools_two_modes_and_names_the_mode(reported: Path) -> None:
@@ -101,7 +104,8 @@ def test_two_modes_of_one_model_compare_paired_and_are_named(
 def test_page_headline_names_modes_and_leads_with_real_runs(reported: Path) -> None:
     page = (reported / "report" / "index.html").read_text()
     rows = [
-        page.index(f'<a href="#run-{run}">') for run in ("qwen-chat", "qwen-completion", "sim-v1")
+        page.index(f'<a href="#run-{run}">')
+        for run in ("qwen-chat", "qwen-completion", "follower-sim-v1")
     ]
     assert rows == sorted(rows)
     assert "prompting mode <strong>chat</strong> (real local model)" in page
@@ -110,11 +114,11 @@ def test_page_headline_names_modes_and_leads_with_real_runs(reported: Path) -> N
 def test_only_the_runs_given_are_reported(tmp_path: Path) -> None:
     data = tmp_path / "data"
     write_mode_evidence(data)
-    reported = ("qwen-chat", "sim-v1")
+    reported = ("qwen-chat", "follower-sim-v1")
     write_all(data, data / "report", tmp_path / "reports", None, provenance=BUILT, runs=reported)
-    assert sorted(p.name for p in (data / "report" / "runs").iterdir()) == ["qwen-chat", "sim-v1"]
+    assert {p.name for p in (data / "report" / "runs").iterdir()} == set(reported)
     assert set(json.loads((tmp_path / "reports" / "metrics.json").read_text())) == {
-        "qwen-chat", "sim-v1"
+        "qwen-chat", "follower-sim-v1"
     }  # fmt: skip
     for name in ("index.html", "scenarios/v1.md", "scenarios/v1.json", "duplication_cost.json"):
         assert "qwen-completion" not in (data / "report" / name).read_text(), name
