@@ -269,4 +269,8 @@ def test_real_runs_lead_the_page_each_with_its_mode_and_repeat_agreement(tmp_pat
         assert options[1:] == order
         rows = p.locator("#cell-table tbody td:nth-child(1)").all_inner_texts()
         assert rows == sorted(rows, key=order.index) and rows[-1] == "follower-sim-v1"
+        labels = p.locator("#chart-verdicts_by_arm svg text").evaluate_all(
+            "(nodes) => nodes.map((n) => n.textContent)"
+        )
+        assert [label for label in labels if label in order] == order
         browser.screenshot("modes-headline.png")

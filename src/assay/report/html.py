@@ -301,12 +301,18 @@ def page_context(
             {name: report["arms"] for name, report in scenario_reports.items()},
         ),
         "verdicts_by_arm": charts.outcomes_by_arm(
-            charts.outcome_rows(primary), charts.VERDICT_ORDER, "verdict or missing state"
+            charts.outcome_rows(primary),
+            charts.VERDICT_ORDER,
+            "verdict or missing state",
+            [run["run"] for run in runs],
         ),
         "chain_steps": charts.chain_steps(charts.chain_rows(primary)),
         "duplication_cost": charts.duplication_cost(charts.cost_rows(costs, labels)),
         "correctness_by_arm": charts.outcomes_by_arm(
-            charts.outcome_rows(secondary), charts.CORRECTNESS_ORDER, "correctness or missing state"
+            charts.outcome_rows(secondary),
+            charts.CORRECTNESS_ORDER,
+            "correctness or missing state",
+            [run["run"] for run in runs],
         ),
     }
     scenarios = [
