@@ -75,5 +75,10 @@ def test_run_list_prints_a_table(tmp_path, capsys):
         main(["run", "list", "--params", str(ROOT / "params.yaml"), "--data", str(tmp_path)]) == 0
     )
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].split() == ["run", "model", "scenario", "status", "spend"]
+    assert lines[0].split() == ["run", "model", "mode", "scenario", "status", "spend"]
     assert len(lines) == 1 + len(load_params(ROOT / "params.yaml").runs)
+    cells = {line.split()[0]: [c.strip() for c in line.split("  ") if c.strip()] for line in lines}
+    assert cells["gemma-270m-v1"][1:4] == [
+        "gemma-3-270m", "completion, suffix ⏎, prefix ```python⏎def implement(", "v1"
+    ]  # fmt: skip
+    assert cells["sim-follower-v1"][1:4] == ["sim-follower", "simulated", "v1"]

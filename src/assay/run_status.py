@@ -11,11 +11,14 @@ from assay.evidence import CELLS
 from assay.evidence.paths import authorization_file, stage_file
 from assay.params import Params
 from assay.records import Frozen
+from assay.report.modes import profile_mode
 
 
 class RunStatus(Frozen):
     run: str
     model: str
+    mode: str
+    """The profile's prompting mode (:func:`assay.report.modes.profile_mode`)."""
     scenario: str
     status: str
     spend: str
@@ -57,7 +60,10 @@ def run_status(run_id: str, params: Params, data: Path) -> RunStatus:
         status = "planned, not executed yet"
     else:
         status = "not planned yet (`dvc repro`)"
-    return RunStatus(run=run_id, model=run.model, scenario=run.scenario, status=status, spend=spend)
+    mode = profile_mode(params.models[run.model].model_dump(mode="json"))
+    return RunStatus(
+        run=run_id, model=run.model, mode=mode, scenario=run.scenario, status=status, spend=spend
+    )
 
 
 def run_statuses(params: Params, data: Path) -> list[RunStatus]:

@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from assay.pipeline.report import OUTPUTS
-from tests.conftest import ROOT, Repo
+from tests.conftest import ROOT, Repo, stages_ran
 from tests.report.browser import open_page
 from tests.study import Study, copy_of
 
@@ -249,3 +249,36 @@ def test_the_readme_experiment_recipe_runs_as_written(v1_study: tuple[Repo, str]
     assert "cdn.jsdelivr" not in page.read_text(), "dvc plots diff needs the network"
     repo.git("checkout", "--", ".")
     repo.dvc("checkout")
+
+
+def test_a_run_removed_from_params_leaves_the_page_and_every_report(
+    study: Study, study_copy: Repo
+) -> None:
+    """DVC keeps the outputs of a removed foreach stage (the run's plan and authorization
+    folders stay on disk): the report shows only the runs params.yaml declares."""
+    removed, kept = "gemma-270m-v1-again", "gemma-270m-v1"
+    assert f'href="#run-{removed}"' in study.read("data/report/index.html")
+    assert "## Reproduction" in study.read(f"data/report/runs/{kept}/abstraction.md")
+    repo = study_copy
+    params = yaml.safe_load(repo.read("params.yaml"))
+    del params["runs"][removed]
+    repo.write("params.yaml", yaml.safe_dump(params, sort_keys=False))
+    repro = repo.dvc("repro")
+    assert "report" in stages_ran(repro.stdout)
+    assert (repo.path / "data" / "plan" / removed / "plan.json").exists()  # left on disk
+    assert not (repo.path / "data" / "report" / "runs" / removed).exists()
+    assert set(json.loads(repo.read("reports/metrics.json"))) == set(params["runs"])
+    for name in (
+        "data/report/index.html",
+        "data/report/scenarios/v1.md",
+        "data/report/scenarios/v1.json",
+        "data/report/duplication_cost.json",
+        "reports/plots/verdicts_by_arm.csv",
+    ):
+        assert removed not in repo.read(name), name
+    assert "## Reproduction" not in repo.read(f"data/report/runs/{kept}/abstraction.md")
+    with open_page(repo.path / "data/report/index.html") as browser:
+        shown = browser.page.locator("#headline tbody tr td:first-child").all_inner_texts()
+        real = [run for run in shown if run.startswith("gemma")]
+        assert sorted(shown) == sorted(params["runs"]) and shown[: len(real)] == real == [kept]
+        assert browser.console_errors == []

@@ -190,3 +190,73 @@ def write_missing_evidence(data: Path, subjects: int = 4) -> None:
         write_records(
             data / "correctness" / run / "correctness.parquet", CorrectnessRow, correctness
         )
+
+
+MODE_RUNS = {
+    # run → its model profile (plan.json's `model`) and whether its repeats answer identically
+    "qwen-chat": (
+        {"model": "qwen", "provider": "local",
+         "local": {"weights_sha256": "a" * 64, "prompting": "chat"}},
+        True,
+    ),
+    "qwen-completion": (
+        {"model": "qwen", "provider": "local", "temperature": 0.7,
+         "local": {"weights_sha256": "a" * 64, "prompting": "completion",
+                   "answer_prefix": "```python\ndef implement("}},
+        False,
+    ),
+    "follower-sim-v1": ({"model": "sim-follower", "provider": "simulated"}, True),
+}  # fmt: skip
+"""Three runs of one v1-like scenario, two repeats each: a real local model in chat mode
+(greedy: its repeats are byte-identical), the same weights in completion mode sampled at a
+temperature (its repeats differ in text, and in subject s0's inconsistent arm in verdict), and
+the simulated stand-in."""
+MODE_ARMS = ("clean", "inconsistent")
+
+
+def write_mode_evidence(data: Path, subjects: int = 3) -> None:
+    """Every table of :data:`MODE_RUNS` (scenario ``v1``, arms clean and inconsistent)."""
+    write_records(
+        data / "subjects" / "v1" / "subjects.parquet",
+        SubjectRow,
+        [SubjectRow(scenario="v1", subject=f"s{s}", family=f"f{s}", arm=arm, subject_digest="d",
+                    arm_digest="d", target="app.py", helper="mask_card_number", helper_module=None,
+                    primitives=("str.join",), sandbox="standard", repository_bytes=1)
+         for s in range(subjects) for arm in MODE_ARMS],
+    )  # fmt: skip
+    write_records(
+        data / "render" / "v1" / "prompts.parquet",
+        PromptRow,
+        [PromptRow(scenario="v1", subject=f"s{s}", arm=arm, prompt_profile="p",
+                   prompt_digest=f"p{s}{arm}", prompt=f"Implement s{s} in {arm}.", instruction="i",
+                   target="app.py", files_json="{}") for s in range(subjects) for arm in MODE_ARMS],
+    )  # fmt: skip
+    for run, (model, greedy) in MODE_RUNS.items():
+        plan = _plan(run).model_dump(by_alias=True)
+        plan.update(scenario="v1", repeats=2, arms=list(MODE_ARMS), reference_arm="clean")
+        plan["model"] = model
+        folder = data / "plan" / run
+        folder.mkdir(parents=True)
+        validated = Plan.model_validate(plan)
+        (folder / "plan.json").write_bytes(validated.canonical())
+        (folder / "plan.sha256").write_text(validated.hash + "\n")
+        calls, candidates, verdicts = [], [], []
+        for s in range(subjects):
+            for arm in MODE_ARMS:
+                for repeat in (1, 2):
+                    key = {"run": run, "cell_id": f"s{s}/{arm}/r{repeat}", "subject": f"s{s}",
+                           "arm": arm, "repeat": repeat, "step": 1}  # fmt: skip
+                    reused = arm == "clean" or (not greedy and s == 0 and repeat == 2)
+                    source = REUSED if reused else DUPLICATED
+                    text = f"```python\n{source}```\n" + ("" if greedy else f"# draw {repeat}\n")
+                    calls.append(CallRecord(**key, status="completed", prompt_digest=f"p{s}{arm}",
+                                            text=text))  # fmt: skip
+                    candidates.append(CandidateRow(**key, execution_status="completed",
+                                                   extract_status="code", source=source,
+                                                   extraction_version=2))  # fmt: skip
+                    verdicts.append(VerdictRow(**key, verdict="reused" if reused else "duplicated",
+                                               reason="helper-call" if reused else "primitive-only",
+                                               evaluator_version=7))  # fmt: skip
+        write_records(data / "execute" / run / "cells.parquet", CallRecord, calls)
+        write_records(data / "extract" / run / "candidates.parquet", CandidateRow, candidates)
+        write_records(data / "structure" / run / "verdicts.parquet", VerdictRow, verdicts)

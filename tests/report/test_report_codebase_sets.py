@@ -42,3 +42,20 @@ def test_a_simulated_model_is_labelled_and_no_codebase_run_says_so():
     assert empty["models"] == [] and "No run of a codebase scenario." in (
         render_codebase_sets_markdown(empty)
     )
+
+
+def test_a_model_with_runs_of_two_prompting_modes_gets_a_column_per_mode():
+    reports = {name: dict(r) for name, r in CASE["scenario_reports"].items()}
+    reports["codebase"] = {
+        **reports["codebase"],
+        "runs": [
+            {**run, "mode": "completion"} if run["run"] == "luna-b" else run
+            for run in reports["codebase"]["runs"]
+        ],
+    }
+    report = build_codebase_sets(reports)
+    assert report["models"] == ["haiku", "luna · chat (API)", "luna · completion"]
+    markdown = render_codebase_sets_markdown(report)
+    assert "| target module | haiku | luna · chat (API) | luna · completion |" in markdown
+    assert "| prompting mode | chat (API) | chat (API) | completion |" in markdown
+    assert "| imports the helper | 8 / 8 of 22 | 16 / 18 of 22 | 15 / 17 of 22 |" in markdown

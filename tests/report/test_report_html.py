@@ -11,7 +11,7 @@ import pytest
 from assay.pipeline.report import write_all
 from assay.report.provenance import Provenance
 from tests.report.browser import open_page
-from tests.report.evidence import ARMS, write_dose_evidence
+from tests.report.evidence import ARMS, write_dose_evidence, write_mode_evidence
 
 pytestmark = pytest.mark.browser
 
@@ -233,3 +233,44 @@ def test_every_number_links_to_the_cells_behind_it_and_a_subject_pairs_its_arms(
         assert "run-a · s3/mess-00/r1 · step 1" in p.inner_text("#cell-detail")
         browser.screenshot("paired-view.png")
         assert browser.console_errors == []
+
+
+def test_real_runs_lead_the_page_each_with_its_mode_and_repeat_agreement(tmp_path: Path) -> None:
+    """A simulated run named to sort first still follows the real ones: in the headline, the
+    run sections, the scenario table, the cell browser's run filter and its rows."""
+    data = tmp_path / "data"
+    write_mode_evidence(data)
+    built = Provenance(assay_version="0.1.0", commit=None, commit_date=None)
+    write_all(data, data / "report", tmp_path / "reports", None, provenance=built)
+    order = ["qwen-chat", "qwen-completion", "follower-sim-v1"]
+    with open_page(data / "report" / "index.html") as browser:
+        p = browser.page
+        assert browser.console_errors == []
+        assert p.locator("#headline tbody tr td:first-child").all_inner_texts() == order
+        modes = p.locator("#headline tbody td.mode").all_inner_texts()
+        assert [m.splitlines()[0] for m in modes] == [
+            "chat",
+            "completion, prefix ```python⏎def implement(, sampled at temperature 0.7",
+            "simulated",
+        ]
+        assert modes[0].splitlines()[1] == "real local model" and modes[2] == "simulated"
+        sections = p.locator("#primary article.run").evaluate_all("(nodes) => nodes.map(n => n.id)")
+        assert sections == [f"run-{run}" for run in order]
+        assert "prompting mode chat (real local model)" in p.inner_text("#run-qwen-chat .meta")
+        agreement = p.locator("#run-qwen-completion table.agreement tbody tr").all_inner_texts()
+        assert [row.split("\t") for row in agreement] == [
+            ["1", "clean", "3", "3", "3", "3", "0"],
+            ["1", "inconsistent", "3", "3", "2", "3", "0"],
+        ]
+        heads = p.locator("#scenarios table thead tr:first-child th").all_inner_texts()[1:]
+        assert [h.splitlines()[0].split("(")[1].split(")")[0] for h in heads] == order, heads
+        assert heads[0].splitlines()[-1] == "chat · real local model"
+        options = p.locator("#filter-run option").all_inner_texts()
+        assert options[1:] == order
+        rows = p.locator("#cell-table tbody td:nth-child(1)").all_inner_texts()
+        assert rows == sorted(rows, key=order.index) and rows[-1] == "follower-sim-v1"
+        labels = p.locator("#chart-verdicts_by_arm svg text").evaluate_all(
+            "(nodes) => nodes.map((n) => n.textContent)"
+        )
+        assert [label for label in labels if label in order] == order
+        browser.screenshot("modes-headline.png")

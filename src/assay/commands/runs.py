@@ -52,10 +52,10 @@ def _run_list(args: argparse.Namespace) -> int:
     except ParamsError as exc:
         raise UsageError(*exc.lines) from None
     rows = [
-        (s.run, s.model, s.scenario, s.status, s.spend)
+        (s.run, s.model, s.mode, s.scenario, s.status, s.spend)
         for s in run_statuses(params, Path(args.data))
     ]
-    header = ("run", "model", "scenario", "status", "spend")
+    header = ("run", "model", "mode", "scenario", "status", "spend")
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
     for row in [header, *rows]:
         print("  ".join(str(v).ljust(w) for v, w in zip(row, widths, strict=True)).rstrip())
@@ -95,8 +95,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
     listing = run_sub.add_parser(
         "list",
-        help="every declared run: model, scenario, status and spend",
-        description="List the runs declared in params.yaml with their model, scenario, where "
+        help="every declared run: model, prompting mode, scenario, status and spend",
+        description="List the runs declared in params.yaml with their model, prompting mode, "
+        "scenario, where "
         "they stand in the pipeline (from --data) and what they spent (reserved / reported).",
     )
     listing.add_argument("--params", default="params.yaml", help="the params file")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -234,10 +234,15 @@ def local_model_label(plan: Plan) -> str | None:
     )
 
 
-def read_runs(data: Path = paths.DATA) -> list[RunRow]:
-    """One row per planned run under ``data``: its plan, and its authorization when decided."""
+def read_runs(data: Path = paths.DATA, runs: Collection[str] | None = None) -> list[RunRow]:
+    """One row per planned run under ``data`` (only those named in ``runs``, when given): its
+    plan, and its authorization when decided. A run removed from params.yaml keeps its plan
+    folder (DVC does not delete the outputs of a removed foreach stage): ``runs`` leaves it
+    out without reading it."""
     rows = []
     for plan_path in sorted(data.glob(paths.plan_file("*", Path()).as_posix())):
+        if runs is not None and plan_path.parent.name not in runs:
+            continue
         plan = read_plan(plan_path.parent.name, data)
         auth_path = paths.authorization_file(plan.run, data)
         authorization = read_authorization(plan.run, data) if auth_path.exists() else None

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -87,6 +87,7 @@ def run(params: Params) -> None:
         profiles={name: spec.model for name, spec in params.runs.items()},
         adjudications=Path(params.report.adjudications),
         provenance=find_provenance(Path.cwd()),
+        runs=tuple(params.runs),
     )
 
 
@@ -100,14 +101,17 @@ def write_all(
     profiles: dict[str, str] | None = None,
     adjudications: Path | None = None,
     provenance: Provenance | None = None,
+    runs: Collection[str] | None = None,
 ) -> None:
     """Every report of the evidence under ``data``: reports and page into ``out``, the
     headline metrics and plot data into ``tracked``. ``cost_runs`` scopes the duplication-cost
     report (simulated runs left out unless asked); ``adjudications`` is the human decisions
     file, reported beside (never inside) the preregistered result; ``provenance`` what the page
-    says it was built from (by default, the git repository holding ``data``)."""
+    says it was built from (by default, the git repository holding ``data``); ``runs`` the runs
+    reported (the runs params.yaml declares: a removed run's folders stay on disk, since DVC
+    does not delete the outputs of a removed foreach stage; ``None``: every run found)."""
     with progress(len(STEPS), "report", unit="step") as bar:
-        con = connect(data)
+        con = connect(data, runs)
         bar.update()
         reports = build_all(con)
         rescored = build_rescore_reports(con)

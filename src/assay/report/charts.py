@@ -138,8 +138,10 @@ def outcome_scale(rows: list[dict[str, Any]], order: list[str]) -> alt.Scale:
 
 
 def outcomes_by_arm(
-    rows: list[dict[str, Any]], order: list[str], title: str
+    rows: list[dict[str, Any]], order: list[str], title: str, runs: list[str] | None = None
 ) -> dict[str, Any] | None:
+    """Stacked bars of cells per arm by outcome, one row of bars per run (in ``runs`` order
+    when given: the page's, real runs first; else by name)."""
     if not rows:
         return None
     chart = (
@@ -156,7 +158,12 @@ def outcomes_by_arm(
     )
     return _spec(
         chart.facet(
-            row=alt.Row("run:N", title=None, header=alt.Header(labelAngle=0, labelAlign="left"))
+            row=alt.Row(
+                "run:N",
+                title=None,
+                sort=runs if runs is not None else "ascending",
+                header=alt.Header(labelAngle=0, labelAlign="left"),
+            )
         ).resolve_scale(y="independent")
     )
 

@@ -1,6 +1,7 @@
 """The codebase sets in the seed's table shape: one row per target-module variant (no helper
-import, imports the helper, plus a neighbour), one column per model, and in each cell the cells
-that reused the helper at step 1 as clean / inconsistent, out of the cells per arm.
+import, imports the helper, plus a neighbour), one column per model (per model and prompting mode
+for a model with runs of several modes; a row names each column's mode), and in each cell the
+cells that reused the helper at step 1 as clean / inconsistent, out of the cells per arm.
 
 Built from the scenario reports (:mod:`assay.report.scenarios`), which hold the rest: mixed,
 duplicated and missing cells, subjects by lower median and the sign tests.
@@ -31,8 +32,29 @@ def _arm_counts(step: dict[str, Any], arm: str, run: str) -> dict[str, Any] | No
     return counts
 
 
+def columns(scenario_reports: dict[str, dict[str, Any]]) -> dict[str, str]:
+    """Each codebase run's column: its model, or ``model · mode`` for a model with runs of
+    several prompting modes (runs of different modes never share a cell)."""
+    runs = [
+        run
+        for scenario, _ in VARIANTS
+        for run in scenario_reports.get(scenario, {}).get("runs", [])
+    ]
+    modes: dict[str, set[str]] = {}
+    for run in runs:
+        modes.setdefault(run["model"], set()).add(run["mode"])
+    return {
+        run["run"]: run["model"]
+        if len(modes[run["model"]]) == 1
+        else f"{run['model']} · {run['mode']}"
+        for run in runs
+    }
+
+
 def build_codebase_sets(scenario_reports: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    column_of = columns(scenario_reports)
     models: list[str] = []
+    modes: dict[str, str] = {}
     simulated: set[str] = set()
     rows = []
     for scenario, variant in VARIANTS:
@@ -42,16 +64,19 @@ def build_codebase_sets(scenario_reports: dict[str, dict[str, Any]]) -> dict[str
             reference, other = report["arms"][:2]
             step = report["steps"].get("1", {"cells": {}})
             for run in report["runs"]:
-                if run["model"] not in models:
-                    models.append(run["model"])
+                column = column_of[run["run"]]
+                if column not in models:
+                    models.append(column)
+                    modes[column] = run["mode"]
                 if run["simulated"]:
-                    simulated.add(run["model"])
+                    simulated.add(column)
                 clean = _arm_counts(step, reference, run["run"])
                 messy = _arm_counts(step, other, run["run"])
                 sides = (clean, messy)
-                by_model.setdefault(run["model"], []).append(
+                by_model.setdefault(column, []).append(
                     {
                         "run": run["run"],
+                        "mode": run["mode"],
                         "arms": [reference, other],
                         "reused": [c["reused"] if c and c["scored"] else None for c in sides],
                         "unscored": [sum(c["unscored"].values()) if c else 0 for c in sides],
@@ -65,6 +90,7 @@ def build_codebase_sets(scenario_reports: dict[str, dict[str, Any]]) -> dict[str
         "report": "codebase-sets",
         "step": 1,
         "models": models,
+        "modes": modes,
         "simulated_models": sorted(simulated),
         "rows": rows,
     }
@@ -110,6 +136,8 @@ def render_codebase_sets_markdown(report: dict[str, Any]) -> str:
     )
     models = report["models"]
     lines = ["| target module | " + " | ".join(models) + " |", "|" + "---|" * (len(models) + 1)]
+    modes = [report["modes"][m].replace("|", "\\|") for m in models]
+    lines.append("| prompting mode | " + " | ".join(modes) + " |")
     for variant, cells in table_rows(report):
         lines.append(f"| {variant} | " + " | ".join(cells) + " |")
     parts.append("\n".join(lines) + "\n")

@@ -10,7 +10,8 @@ counted as "not reused". The subjects left out are counted, with their unscored 
 Two runs compare only when they are of one scenario and repeats, both simulated or both real,
 and at least one subject is scored in both. The study did not plan this comparison, so it is
 labelled exploratory and never called significant; a comparison of simulated runs says
-SIMULATED MODEL.
+SIMULATED MODEL. Two runs of one model in two prompting modes (chat against completion, say)
+compare like two models, each named with its mode (:mod:`assay.report.modes`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,11 @@ from assay.report.primary import SIMULATED_BANNER, rows_of
 from assay.stats import sign_test_p
 
 EXPLORATORY = "exploratory: a comparison the study did not preregister; not a confirmatory test"
+
+
+RUN_FIELDS = ("run", "model", "simulated", "mode", "kind")
+"""What a comparison says of each run: its prompting mode too, since two modes of one model
+compare like two models (a paired comparison, subject by subject)."""
 
 
 class CompareError(InputError):
@@ -143,8 +149,8 @@ def compare_runs(con: duckdb.DuckDBPyConnection, first: str, second: str) -> dic
         "simulated": bool(runs[first]["simulated"]),
         "note": EXPLORATORY,
         "scenario": runs[first]["scenario"],
-        "first": {k: runs[first][k] for k in ("run", "model", "simulated")},
-        "second": {k: runs[second][k] for k in ("run", "model", "simulated")},
+        "first": {k: runs[first][k] for k in RUN_FIELDS},
+        "second": {k: runs[second][k] for k in RUN_FIELDS},
         "unscored": unscored,
         "tests": tests,
     }
@@ -190,6 +196,11 @@ def sentence(comparison: dict[str, Any], test: dict[str, Any]) -> str:
     )
 
 
+def _described(run: dict[str, Any]) -> str:
+    """``model, prompting mode …``: what a compared run is."""
+    return f"{run['model']}, prompting mode {run['mode']}"
+
+
 def render_comparison_markdown(comparison: dict[str, Any]) -> str:
     first, second = comparison["first"], comparison["second"]
     parts = [f"# Cross-model comparison (exploratory): {first['run']} against {second['run']}\n"]
@@ -198,8 +209,8 @@ def render_comparison_markdown(comparison: dict[str, Any]) -> str:
     parts += [
         f"_{comparison['note'].capitalize()}._\n",
         (
-            f"Scenario `{comparison['scenario']}`: `{first['run']}` ({first['model']}) and "
-            f"`{second['run']}` ({second['model']}). Per subject, the cells that reused the "
+            f"Scenario `{comparison['scenario']}`: `{first['run']}` ({_described(first)}) and "
+            f"`{second['run']}` ({_described(second)}). Per subject, the cells that reused the "
             "helper, over the subjects whose every cell is scored in both runs.\n"
         ),
     ]

@@ -8,13 +8,17 @@ established tool.
 
 Which runs are pooled: ``report.cost_runs`` in ``params.yaml`` (runs, scenarios, model
 profiles) or ``assay costs --run/--scenario/--model``. Simulated runs are never pooled with
-real ones unless asked (``include_simulated``); the report's header lists exactly the runs it
-pooled and why the others were left out.
+real ones unless asked (``include_simulated``), and real runs of different prompting modes
+(:mod:`assay.report.modes`: chat, an answer prefilled, plain completion, a sampling temperature)
+are never pooled at all: the mode most of the chosen real runs share is pooled, the others are
+left out with the reason. The report's header lists exactly the runs it pooled, each with its
+mode, and why the others were left out.
 """
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -72,7 +76,23 @@ def choose_runs(
             excluded[name] = "simulated (never pooled with real runs unless include_simulated)"
         else:
             pooled.append(name)
+    modes = {run["run"]: run["mode"] for run in runs if not run["simulated"]}
+    pooled_mode = one_mode([name for name in pooled if name in modes], modes)
+    for name in [n for n in pooled if n in modes and modes[n] != pooled_mode]:
+        pooled.remove(name)
+        excluded[name] = (
+            f"prompting mode {modes[name]}, not {pooled_mode}: runs of different modes are "
+            "never pooled (choose with report.cost_runs.runs)"
+        )
     return pooled, excluded
+
+
+def one_mode(names: list[str], modes: dict[str, str]) -> str | None:
+    """The prompting mode to pool: the one most of ``names`` share (on a tie, the mode of the
+    first run by name); ``None`` without a run."""
+    counts = Counter(modes[name] for name in names)
+    first = {mode: min(n for n in names if modes[n] == mode) for mode in counts}
+    return min(counts, key=lambda mode: (-counts[mode], first[mode]), default=None)
 
 
 def _by_arm(con: duckdb.DuckDBPyConnection, reference: str) -> list[dict[str, Any]]:
@@ -92,7 +112,10 @@ def _by_arm(con: duckdb.DuckDBPyConnection, reference: str) -> list[dict[str, An
 
 
 def _pooled(run: dict[str, Any], outputs: int) -> dict[str, Any]:
-    return {**{k: run[k] for k in ("run", "scenario", "model", "simulated")}, "outputs": outputs}
+    return {
+        **{k: run[k] for k in ("run", "scenario", "model", "simulated", "mode", "kind")},
+        "outputs": outputs,
+    }
 
 
 def build_costs(
@@ -102,7 +125,7 @@ def build_costs(
     profiles: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     reference = "NULL" if reference_arm is None else "'" + reference_arm.replace("'", "''") + "'"
-    runs = rows_of(con, "SELECT run, scenario, model, simulated FROM runs ORDER BY run")
+    runs = rows_of(con, "SELECT run, scenario, model, simulated, mode, kind FROM runs ORDER BY run")
     pooled, excluded = choose_runs(runs, chosen or CostRuns(), profiles)
     listed = "(" + ", ".join("'" + r.replace("'", "''") + "'" for r in pooled) + ")"
     con.execute(
@@ -165,7 +188,8 @@ def render_costs_markdown(costs: dict[str, Any]) -> str:
     parts.append(
         "".join(
             f"- `{r['run']}` ({r['model']}, {r['scenario']}{', simulated' if r['simulated'] else ''}"
-            f"): {r['outputs']} outputs\n"
+            f"): {r['outputs']} outputs"
+            f"{'' if r['simulated'] else ', prompting mode ' + r['mode']}\n"
             for r in pooled
         )
         or "- none\n"

@@ -3,7 +3,9 @@
 The Parquet views are registered from :data:`assay.evidence.TABLES` (one per declared table:
 ``subjects``, ``prompts``, ``cells``, ``responses``, ``candidates``, ``verdicts``,
 ``correctness``, ``metrics``); ``runs`` is one row per planned run (:class:`~assay.evidence.RunRow`,
-from each plan and its authorization). The derived views follow: ``outcomes``, ``arm_medians``
+from each plan and its authorization) with its prompting ``mode`` and ``kind`` in words
+(:mod:`assay.report.modes`). ``connect(data, runs)`` reads only the runs named: those
+params.yaml declares, so a removed run's folders left on disk never reach a report. The derived views follow: ``outcomes``, ``arm_medians``
 and ``pairs`` (abstraction), ``correctness_outcomes``, ``correctness_arm_medians`` and
 ``correctness_pairs`` (correctness), ``metric_changes`` (metrics with verdict and family), and
 ``sent_prompts`` (the prompt each call was sent, chain steps included),
@@ -15,6 +17,8 @@ missing state (:data:`assay.records.MissingState`) of a cell's missing-evidence 
 
 from __future__ import annotations
 
+import json
+from collections.abc import Collection
 from importlib import resources
 from pathlib import Path
 
@@ -24,8 +28,10 @@ import pyarrow as pa
 from assay import evidence
 from assay.errors import MissingEvidence
 from assay.evidence import RunRow, Table
+from assay.evidence.paths import plan_file
 from assay.evidence.rows import MISSING_STATE_OF
 from assay.report.kinds import ABSTRACTION, KINDS, ReportKind
+from assay.report.modes import plan_kind, plan_mode
 from assay.stats import sign_test_p
 from assay.tables import schema_for
 
@@ -50,9 +56,26 @@ def missing_state_macro() -> str:
     return f"CREATE OR REPLACE MACRO missing_state(reason) AS CASE reason {cases} END"
 
 
-def runs_table(data: Path) -> pa.Table:
-    rows = [row.model_dump() for row in evidence.read_runs(data)]
-    return pa.Table.from_pylist(rows, schema=schema_for(RunRow))
+RUN_LABELS = (pa.field("mode", pa.string()), pa.field("kind", pa.string()))
+"""The ``runs`` columns beyond :class:`~assay.evidence.RunRow`: how the run was prompted and
+what answered it (:func:`assay.report.modes.plan_mode`, :func:`~assay.report.modes.plan_kind`)."""
+
+
+def runs_table(data: Path, runs: Collection[str] | None = None) -> pa.Table:
+    rows = []
+    for row in evidence.read_runs(data, runs):
+        plan = json.loads(plan_file(row.run, data).read_bytes())
+        rows.append(
+            {
+                **row.model_dump(),
+                "mode": plan_mode(plan),
+                "kind": plan_kind(plan, row.simulated),
+            }
+        )
+    schema = schema_for(RunRow)
+    for field in RUN_LABELS:
+        schema = schema.append(field)
+    return pa.Table.from_pylist(rows, schema=schema)
 
 
 def _register_arrow(con: duckdb.DuckDBPyConnection, name: str, table: pa.Table) -> None:
@@ -61,14 +84,22 @@ def _register_arrow(con: duckdb.DuckDBPyConnection, name: str, table: pa.Table) 
     con.unregister(f"{name}_arrow")
 
 
-def register_table(con: duckdb.DuckDBPyConnection, data: Path, table: Table) -> None:
-    """One view over every scenario's or run's file of ``table``; a missing optional table
-    becomes an empty one typed from its row."""
-    pattern = table.pattern()
-    if not any(data.glob(pattern)):
+def register_table(
+    con: duckdb.DuckDBPyConnection, data: Path, table: Table, runs: Collection[str] | None = None
+) -> None:
+    """One view over every scenario's or run's file of ``table`` (of the runs named in
+    ``runs`` only, when given); a missing optional table becomes an empty one typed from its
+    row."""
+    files = sorted(
+        path
+        for path in data.glob(table.pattern())
+        if runs is None or table.per != "run" or path.parent.name in runs
+    )
+    if not files:
         if table.required:
             raise MissingEvidence(
-                f"no {table.view} table under {data} ({pattern}); run `uv run dvc repro` first"
+                f"no {table.view} table under {data} ({table.pattern()}); run `uv run dvc "
+                "repro` first"
             )
         _register_arrow(con, table.view, pa.Table.from_pylist([], schema=schema_for(table.row)))
         return
@@ -76,22 +107,24 @@ def register_table(con: duckdb.DuckDBPyConnection, data: Path, table: Table) -> 
     # the files are unioned by name with an empty table typed from the row.
     declared = f"_{table.view}_declared"
     _register_arrow(con, declared, pa.Table.from_pylist([], schema=schema_for(table.row)))
-    files = f"read_parquet('{(data / pattern).as_posix()}', union_by_name = true)"
-    source = f"(SELECT * FROM {files} UNION ALL BY NAME SELECT * FROM {declared})"
+    listed = ", ".join("'" + path.as_posix().replace("'", "''") + "'" for path in files)
+    parquet = f"read_parquet([{listed}], union_by_name = true)"
+    source = f"(SELECT * FROM {parquet} UNION ALL BY NAME SELECT * FROM {declared})"
     where = f" WHERE {table.where}" if table.where else ""
     con.execute(
         f"CREATE OR REPLACE VIEW {table.view} AS SELECT {table.select} FROM {source}{where}"
     )
 
 
-def connect(data: Path) -> duckdb.DuckDBPyConnection:
-    """An in-memory DuckDB with every view assay defines over ``data``."""
+def connect(data: Path, runs: Collection[str] | None = None) -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB with every view assay defines over ``data``: over the runs named in
+    ``runs`` only, when given (the runs params.yaml declares), else over every run found."""
     con = duckdb.connect()
     con.create_function("sign_test_p", _sign_test_p, ["BIGINT", "BIGINT"], "DOUBLE")
     con.execute(missing_state_macro())
-    _register_arrow(con, "runs", runs_table(data))
+    _register_arrow(con, "runs", runs_table(data, runs))
     for table in evidence.TABLES:
-        register_table(con, data, table)
+        register_table(con, data, table, runs)
     for name in BASE_VIEWS:
         con.execute(query_text(name))
     for kind in KINDS:

@@ -1,6 +1,7 @@
 """``data/report/index.html``: the whole study on one self-contained page.
 
-Headline per run, the primary abstraction results (sign tests, dose-response and placement
+Headline per run (real models first, then simulated runs; each with its prompting mode), the
+primary abstraction results (sign tests, dose-response and placement
 curves, verdicts by arm, chain steps, scenario and codebase tables), the duplication-cost
 figures, the secondary correctness results in their own section (never inside the primary
 ones), runs awaiting authorization, and a cell browser. Rendered with Jinja2 from
@@ -272,6 +273,11 @@ def _qualified_headline(report: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def real_first(run: dict[str, Any]) -> tuple[bool, str]:
+    """The page's order of runs: real models first, simulated runs after them, each by name."""
+    return (bool(run["simulated"]), run["run"])
+
+
 def page_context(
     reports: dict[str, dict[str, dict[str, Any]]],
     scenario_reports: dict[str, dict[str, Any]],
@@ -284,7 +290,9 @@ def page_context(
 ) -> dict[str, Any]:
     primary = reports[ABSTRACTION.name]
     secondary = reports[CORRECTNESS.name]
-    runs = [primary[name]["run"] for name in sorted(primary)]
+    runs = sorted((report["run"] for report in primary.values()), key=real_first)
+    order = {run["run"]: index for index, run in enumerate(runs)}
+    cells = sorted(cells, key=lambda cell: order[cell["run"]])  # stable: cell, step within
     rescored = rescored or {}
     labels = dict(HEADLINE + WITHIN_SUBJECT)
     chart_specs = {
@@ -293,12 +301,18 @@ def page_context(
             {name: report["arms"] for name, report in scenario_reports.items()},
         ),
         "verdicts_by_arm": charts.outcomes_by_arm(
-            charts.outcome_rows(primary), charts.VERDICT_ORDER, "verdict or missing state"
+            charts.outcome_rows(primary),
+            charts.VERDICT_ORDER,
+            "verdict or missing state",
+            [run["run"] for run in runs],
         ),
         "chain_steps": charts.chain_steps(charts.chain_rows(primary)),
         "duplication_cost": charts.duplication_cost(charts.cost_rows(costs, labels)),
         "correctness_by_arm": charts.outcomes_by_arm(
-            charts.outcome_rows(secondary), charts.CORRECTNESS_ORDER, "correctness or missing state"
+            charts.outcome_rows(secondary),
+            charts.CORRECTNESS_ORDER,
+            "correctness or missing state",
+            [run["run"] for run in runs],
         ),
     }
     scenarios = [

@@ -124,6 +124,12 @@ def build_reports(
     stops = _by_run(rows_of(con, query_text("stops.sql", kind)))
     halts = {row.pop("run"): row for row in rows_of(con, query_text("halts.sql", kind))}
     retries = _by_run(rows_of(con, query_text("retries.sql", kind)))
+    agreement = _by_run(
+        [
+            {k: v for k, v in row.items() if k != "arm_order"}
+            for row in rows_of(con, query_text("repeat_agreement.sql", kind))
+        ]
+    )
     # only the abstraction report reads verdicts (the correctness bundle holds none)
     scored_with = {
         row["run"]: row["versions"]
@@ -162,6 +168,7 @@ def build_reports(
             "outcome_counts": counts.get(run["run"], []),
             "subjects": subjects.get(run["run"], []),
             "sign_tests": sign_test_rows(comparisons.get(run["run"], []), kind),
+            "repeat_agreement": agreement.get(run["run"], []),
         }
         for run in runs
     }
@@ -263,6 +270,7 @@ def _header(report: dict[str, Any]) -> list[str]:
     if run["local_model"]:
         parts.append(LOCAL_BANNER.format(label=run["local_model"]) + "\n")
     scored = ", ".join(f"v{v}" for v in run["structure_evaluator"]) or "none"
+    parts.append(mode_line(run) + "\n")
     parts.append(
         f"Model `{run['model']}` ({run['provider']}), scenario `{run['scenario']}`, {run['repeats']} "
         f"repeats, plan `{run['plan_hash']}`"
@@ -308,6 +316,13 @@ def _header(report: dict[str, Any]) -> list[str]:
     return parts
 
 
+def mode_line(run: dict[str, Any]) -> str:
+    """``**Prompting mode:** chat, answer prefilled with … (real local model).``: how the run's
+    answers were asked for, which shapes them, so it stands next to every result."""
+    kind = "" if run["kind"] == run["mode"] else f" ({run['kind']})"
+    return f"**Prompting mode:** {run['mode']}{kind}."
+
+
 def render_markdown(report: dict[str, Any]) -> str:
     kind = ABSTRACTION if report["report"] == ABSTRACTION.name else CORRECTNESS
     scale = " < ".join(kind.scale)
@@ -329,6 +344,7 @@ def render_markdown(report: dict[str, Any]) -> str:
     if note:
         parts.append("\n" + note + "\n")
     parts += _rescoring_section(report) + _adjudication_section(report)
+    parts += repeat_agreement_section(report, kind)
     parts += reproduction_section(report)
     parts.append("## Outcomes per arm\n")
     parts.append(_table(report["outcome_counts"], ["step", "arm", "outcome", "cells"]))
@@ -366,6 +382,45 @@ def rates_section(report: dict[str, Any], kind: ReportKind) -> list[str]:
     ]
     parts.append(_table(rows, ["arm", top, "scored", "not scored", "cells", "rate"]))
     parts += [missingness_line(flag) + "\n" for flag in report.get("missingness", [])]
+    return parts
+
+
+AGREEMENT_COLUMNS = {
+    "step": "step",
+    "arm": "arm",
+    "subjects": "subjects",
+    "scored_subjects": "every repeat scored",
+    "same_outcome": "same {value}",
+    "answered_subjects": "every repeat answered",
+    "identical_text": "byte-identical answers",
+}
+
+
+def agreement_columns(kind: ReportKind) -> dict[str, str]:
+    """The repeat-agreement table's columns and their headings for ``kind``."""
+    value = "verdict" if kind == ABSTRACTION else "outcome"
+    return {key: label.format(value=value) for key, label in AGREEMENT_COLUMNS.items()}
+
+
+def repeat_agreement_section(report: dict[str, Any], kind: ReportKind) -> list[str]:
+    """Per arm, how often a cell's repeats agree: of the subjects with every repeat scored, how
+    many have one verdict (outcome), and of those with every repeat answered, how many gave
+    byte-identical texts (nothing for a run of one repeat)."""
+    rows = report.get("repeat_agreement") or []
+    if not rows:
+        return []
+    columns = agreement_columns(kind)
+    value = columns["same_outcome"].removeprefix("same ")
+    text = (
+        f"Of the subjects whose {report['run']['repeats']} repeats are all scored, those whose "
+        f"repeats have the same {value}; of those whose repeats were all answered, those whose "
+        "answer texts are byte-identical. Greedy decoding gives identical texts (a repeat adds "
+        "no information); a model sampled at a temperature should not.\n"
+    )
+    parts = ["## Repeat agreement\n", text]
+    lines = ["| " + " | ".join(columns.values()) + " |", "|" + "---|" * len(columns)]
+    lines += ["| " + " | ".join(str(row[key]) for key in columns) + " |" for row in rows]
+    parts.append("\n".join(lines) + "\n")
     return parts
 
 

@@ -25,6 +25,11 @@ from assay.report.database import query_text
 from assay.report.kinds import ABSTRACTION
 from assay.report.primary import SIMULATED_BANNER, rows_of, write_report_files
 
+MIXED_BANNER = (
+    "> **SIMULATED MODEL** in the runs of kind *simulated* below: their answers come from "
+    "assay's seeded stand-in, not from a language model, and are not evidence about any model. "
+    "The other runs are real models, never pooled with them."
+)
 OWN_STEP_REASON = "no-helper-no-primitive"
 """The structural reason an answer gets when its ``implement`` only calls an earlier step."""
 
@@ -39,7 +44,9 @@ def build_scenario_reports(
     con: duckdb.DuckDBPyConnection, primary: dict[str, dict[str, Any]]
 ) -> dict[str, dict[str, Any]]:
     runs = rows_of(
-        con, "SELECT run, scenario, model, simulated, repeats, arms FROM runs ORDER BY run"
+        con,
+        "SELECT run, scenario, model, simulated, kind, mode, repeats, arms FROM runs "
+        "ORDER BY simulated, run",
     )
     cells = rows_of(con, query_text("scenario_cells.sql"))
     subjects = rows_of(con, query_text("scenario_subjects.sql"))
@@ -57,7 +64,9 @@ def build_scenario_reports(
                 "halted": {},
             },
         )
-        report["runs"].append({k: run[k] for k in ("run", "model", "simulated", "repeats")})
+        report["runs"].append(
+            {k: run[k] for k in ("run", "model", "simulated", "kind", "mode", "repeats")}
+        )
     for row in cells:
         step = _step(reports, row)
         counts = step["cells"].setdefault(row["arm"], {}).setdefault(row["run"], _no_cells())
@@ -145,16 +154,11 @@ def render_scenario_markdown(report: dict[str, Any]) -> str:
     runs = [r["run"] for r in report["runs"]]
     parts = [f"# Scenario report: {report['scenario']}\n"]
     simulated = [r["run"] for r in report["runs"] if r["simulated"]]
-    if simulated:
+    if simulated and len(simulated) == len(report["runs"]):
         parts.append(SIMULATED_BANNER + "\n")
-        if len(simulated) < len(report["runs"]):
-            parts.append(
-                "Simulated runs here: " + ", ".join(f"`{name}`" for name in simulated) + "; the "
-                "others are not simulated and are never compared with them.\n"
-            )
-    parts.append(
-        "Runs: " + ", ".join(f"`{r['run']}` ({r['model']})" for r in report["runs"]) + "\n"
-    )
+    elif simulated:
+        parts.append(MIXED_BANNER + "\n")
+    parts.append(runs_table(report["runs"]))
     if report["excluded"]:
         parts.append(_excluded_text(report["excluded"]))
     for name, summary in report.get("halted", {}).items():
@@ -191,6 +195,22 @@ def render_scenario_markdown(report: dict[str, Any]) -> str:
         parts.append(f"_{EXPLORATORY.capitalize()}._ Per subject, cells that reused the helper.\n")
         parts.append("".join(f"- {sentence(c, t)}\n" for c in comparisons for t in c["tests"]))
     return "\n".join(parts)
+
+
+def runs_table(runs: list[dict[str, Any]]) -> str:
+    """Every run of the scenario with what answered it (its kind) and its prompting mode:
+    real runs first, then simulated ones."""
+    lines = ["| run | model | kind | prompting mode | repeats |", "|---|---|---|---|---|"]
+    lines += [
+        f"| `{r['run']}` | {r['model']} | {cell(r['kind'])} | {cell(r['mode'])} | {r['repeats']} |"
+        for r in runs
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def cell(text: str) -> str:
+    """Text safe inside a Markdown table cell (a ``|`` would end the cell)."""
+    return text.replace("|", "\\|")
 
 
 def unscored_text(unscored: dict[str, int]) -> str:

@@ -1,0 +1,31 @@
+"""A run's prompting mode and kind in words, from its plan (case table in cases/modes.yaml)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from assay.report.modes import plan_kind, plan_mode, profile_mode
+
+CASES = yaml.safe_load((Path(__file__).parent / "cases" / "modes.yaml").read_text())
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
+def test_mode_and_kind_from_the_plan(case: dict[str, Any]) -> None:
+    plan = {"run": "r", "scenario": "v1", "model": case["model"]}
+    assert plan_mode(plan) == case["mode"]
+    assert plan_kind(plan, case.get("simulated", False)) == case["kind"]
+    assert profile_mode(case["model"]) == case["mode"]
+
+
+def test_every_profile_of_the_default_params_has_a_mode() -> None:
+    from assay.params import load_params
+    from tests.conftest import ROOT
+
+    params = load_params(ROOT / "params.yaml")
+    modes = {name: profile_mode(p.model_dump(mode="json")) for name, p in params.models.items()}
+    assert modes["gemma-3-270m"] == "completion, suffix ⏎, prefix ```python⏎def implement("
+    assert modes["sim-follower"] == "simulated" and modes["haiku-3-bedrock"] == "chat (API)"
