@@ -58,14 +58,15 @@ def spin(seconds: float) -> None:
 def measure(
     threads: int, wait: str, texts: list[str], busy: float
 ) -> tuple[list[float], list[int], list[str]]:
-    profile = load_params(ROOT / "params.yaml").models["gemma-3-270m"]
+    profile = load_params(ROOT / "params.yaml").models["qwen-coder-1-5b"]
     assert profile.local is not None
     port = free_port()
     env = {**os.environ, "OMP_WAIT_POLICY": wait, "OMP_NUM_THREADS": str(threads)}
     server = subprocess.Popen(
         [sys.executable, "-m", "assay.local.server", "--weights", str(weights_path(profile.local)),
          "--weights-sha256", profile.local.weights_sha256, "--model", profile.model,
-         "--port", str(port), "--threads", str(threads), "--context-tokens", "4096"],
+         "--port", str(port), "--threads", str(threads), "--context-tokens", "4096",
+         "--batch-tokens", str(profile.local.batch_tokens)],
         env=env, stderr=subprocess.DEVNULL,
     )  # fmt: skip
     base = f"http://127.0.0.1:{port}/v1"
@@ -84,10 +85,15 @@ def measure(
             seconds, tokens, answers = [], [], []
             for text in texts:
                 started = time.perf_counter()
-                reply = client.post(f"{base}/completions", json=request_body(profile, text)).json()
+                endpoint = (
+                    "chat/completions" if profile.local.prompting == "chat" else "completions"
+                )
+                body = request_body(profile, text, f"benchmark/{len(seconds)}#1")
+                reply = client.post(f"{base}/{endpoint}", json=body).json()
                 seconds.append(time.perf_counter() - started)
                 tokens.append(reply["usage"]["completion_tokens"])
-                answers.append(reply["choices"][0]["text"])
+                choice = reply["choices"][0]
+                answers.append(choice.get("message", {}).get("content") or choice.get("text"))
     finally:
         if neighbour is not None:
             neighbour.terminate()

@@ -78,7 +78,9 @@ def test_run_list_prints_a_table(tmp_path, capsys):
     assert lines[0].split() == ["run", "model", "mode", "scenario", "status", "spend"]
     assert len(lines) == 1 + len(load_params(ROOT / "params.yaml").runs)
     cells = {line.split()[0]: [c.strip() for c in line.split("  ") if c.strip()] for line in lines}
-    assert cells["gemma-270m-v1"][1:4] == [
-        "gemma-3-270m", "completion, suffix ⏎, prefix ```python⏎def implement(", "v1"
-    ]  # fmt: skip
+    assert cells["qwen-v1"][1:4] == [
+        "qwen-coder-1-5b",
+        "chat, answer prefilled with ```python⏎def implement(, sampled at temperature 0.7",
+        "v1",
+    ]
     assert cells["sim-follower-v1"][1:4] == ["sim-follower", "simulated", "v1"]

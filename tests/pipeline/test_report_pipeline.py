@@ -256,7 +256,7 @@ def test_a_run_removed_from_params_leaves_the_page_and_every_report(
 ) -> None:
     """DVC keeps the outputs of a removed foreach stage (the run's plan and authorization
     folders stay on disk): the report shows only the runs params.yaml declares."""
-    removed, kept = "gemma-270m-v1-again", "gemma-270m-v1"
+    removed, kept = "qwen-v1-again", "qwen-v1"
     assert f'href="#run-{removed}"' in study.read("data/report/index.html")
     assert "## Reproduction" in study.read(f"data/report/runs/{kept}/abstraction.md")
     repo = study_copy
@@ -279,6 +279,6 @@ def test_a_run_removed_from_params_leaves_the_page_and_every_report(
     assert "## Reproduction" not in repo.read(f"data/report/runs/{kept}/abstraction.md")
     with open_page(repo.path / "data/report/index.html") as browser:
         shown = browser.page.locator("#headline tbody tr td:first-child").all_inner_texts()
-        real = [run for run in shown if run.startswith("gemma")]
+        real = [run for run in shown if run.startswith("qwen")]
         assert sorted(shown) == sorted(params["runs"]) and shown[: len(real)] == real == [kept]
         assert browser.console_errors == []

@@ -27,5 +27,8 @@ def test_every_profile_of_the_default_params_has_a_mode() -> None:
 
     params = load_params(ROOT / "params.yaml")
     modes = {name: profile_mode(p.model_dump(mode="json")) for name, p in params.models.items()}
-    assert modes["gemma-3-270m"] == "completion, suffix ⏎, prefix ```python⏎def implement("
+    assert modes["qwen-coder-1-5b"] == (
+        "chat, answer prefilled with ```python⏎def implement(, sampled at temperature 0.7"
+    )
+    assert modes["qwen-coder-1-5b-chat"] == "chat, sampled at temperature 0.7"
     assert modes["sim-follower"] == "simulated" and modes["haiku-3-bedrock"] == "chat (API)"
