@@ -3,8 +3,9 @@
     uv run python benchmarks/local_model.py [--prompts N] [--busy-seconds S]
 
 For each setting it starts assay's own server (``python -m assay.local.server``) with the
-default study's Gemma 3 270M, sends the first N v1 prompts as the default profile frames
-them (plain completion, the answer's first line given, its stop strings, 128 tokens at most),
+default study's local model (Qwen2.5-Coder-1.5B-Instruct), sends the first N v1 prompts as its
+profile frames them (chat with the answer's first line prefilled, its stop strings and
+sampling settings, each call's own seed),
 and prints seconds per call and generated tokens per second, first on an idle machine, then
 with one process spinning on a core the whole time (what a sandbox container or a second run's
 server is to generation on this 2-core machine). Every setting must give the same answers: the
