@@ -63,6 +63,7 @@ def test_case(case: dict[str, Any], version: int, expected: tuple[str, str]) -> 
         helper_module=case["helper_module"],
         primitives=case["primitives"],
         version=version,
+        earlier=case.get("earlier", {}),
     )
     assert (result.verdict, result.reason) == expected
     assert result.evaluator_version == version

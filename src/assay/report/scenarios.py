@@ -25,8 +25,9 @@ from assay.report.database import query_text
 from assay.report.kinds import ABSTRACTION
 from assay.report.primary import SIMULATED_BANNER, rows_of, write_report_files
 
-OWN_STEP_REASON = "no-helper-no-primitive"
-"""The structural reason an answer gets when its ``implement`` only calls an earlier step."""
+OWN_STEP_REASONS = ("no-helper-no-primitive", "earlier-step-undecided")
+"""The structural reasons an answer gets when its ``implement`` only calls an earlier step (v8
+decides such a call by that step's verdict; it stays ambiguous when that verdict was)."""
 
 
 def arm_level(arm: str) -> int | None:
@@ -90,7 +91,7 @@ def build_scenario_reports(
             .setdefault(row["run"], {"ambiguous": 0, "own_step": 0})
         )
         counts["ambiguous"] += 1
-        counts["own_step"] += row["reason"] == OWN_STEP_REASON and bool(
+        counts["own_step"] += row["reason"] in OWN_STEP_REASONS and bool(
             earlier_steps_called(row["source"] or "", row["step"])
         )
     for name, run_report in primary.items():

@@ -29,6 +29,7 @@ PositionReason = Literal[
     "helper-in-assert",
     "helper-in-annotation",
     "helper-in-signature",
+    "helper-in-callback",
     "helper-unreachable",
     "unrecognized-guard",
 ]
