@@ -118,3 +118,17 @@ def test_shape(case: dict[str, Any], version: int, expected: tuple[str, str]) ->
     result = score(source, **arguments)
     assert (result.verdict, result.reason) == expected
     explain(gated_candidate(source, **arguments))  # the stage's explanation walks it too
+
+
+def _at_depth(frames: int, source: str) -> str:
+    if frames:
+        return _at_depth(frames - 1, source)
+    return score(source, helper="normalize", helper_module=None, primitives=[]).reason
+
+
+@pytest.mark.parametrize("terms", [900, 1200, 2000])
+def test_the_verdict_does_not_depend_on_the_callers_stack(terms: int) -> None:
+    """CPython bounds the tree it builds by the caller's remaining recursion budget; the gate
+    parses on a fresh stack, so a deep caller gets the same verdict as a shallow one."""
+    source = HEAD + "    return normalize(" + "value + " * terms + "value)\n"
+    assert _at_depth(0, source) == _at_depth(700, source)
