@@ -36,6 +36,8 @@ replaces it, while an exact import under another name (``as h``) binds ``h`` and
 from __future__ import annotations
 
 import ast
+import threading
+import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Literal
@@ -103,12 +105,31 @@ def decode_source(source: str | bytes) -> str | None:
 
 
 def parse_module(text: str) -> ast.Module | GateRefusal:
-    """Parse text into a module, or the refusal reason when it cannot be parsed."""
+    """Parse text into a module, or the refusal reason when it cannot be parsed.
+
+    The parse runs on a thread of its own: CPython limits the depth of the tree it builds by
+    the caller's remaining recursion budget, so parsing at the bottom of a fresh stack gives
+    every caller (the structure stage, bundle verification, a test) the same answer for the same
+    text. The parser's own warnings (an invalid escape sequence, ``is`` with a literal) are
+    ignored, so that the verdict never depends on the process's warning filters (under
+    ``-W error`` they would turn valid code into a ``SyntaxError``). A parser that gives up on
+    the input's depth or size (``RecursionError``, ``MemoryError``, ``OverflowError``, or
+    CPython's ``SystemError`` on pathological input) is ``too-complex``."""
+    outcome: list[ast.Module | GateRefusal] = []
+    worker = threading.Thread(target=lambda: outcome.append(_parse(text)), name="assay-parse")
+    worker.start()
+    worker.join()
+    return outcome[0] if outcome else "too-complex"
+
+
+def _parse(text: str) -> ast.Module | GateRefusal:
     try:
-        return ast.parse(text, filename="<candidate>", type_comments=False)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ast.parse(text, filename="<candidate>", type_comments=False)
     except (SyntaxError, ValueError):
         return "syntax-error"
-    except (RecursionError, MemoryError, OverflowError):
+    except (RecursionError, MemoryError, OverflowError, SystemError):
         return "too-complex"
 
 

@@ -95,7 +95,7 @@ NAME_PATTERN = r"[A-Za-z0-9_-]+"
 folders (``data/subjects/NAME``) and parameter paths (``runs.NAME``), where a dot would be read
 as nesting and a space or slash breaks the stage name."""
 
-StructureVersion = Literal[4, 5, 6, 7]
+StructureVersion = Literal[4, 5, 6, 7, 8]
 """Every registered structural evaluator version (``assay.structure.versions``)."""
 
 ExtractStatus = Literal[

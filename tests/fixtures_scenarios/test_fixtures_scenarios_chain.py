@@ -62,3 +62,22 @@ def test_later_steps_see_earlier_code_in_the_prompt(scenarios: dict[str, Scenari
     ).text
     assert "def implement_step_1(" in prompt
     assert prompt.index("def implement_step_1(") > prompt.index(f"File `{subject.target}`")
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "def implement(x):\n    return " + "-" * 100_000 + "x\n",
+        "def implement(x):\n    return " + "x + " * 100_000 + "x\n",
+        "def implement(x):\n    return '\0'\n",
+    ],
+    ids=["beyond-the-parser-depth", "beyond-the-tree-depth", "null-byte"],
+)
+def test_an_answer_the_parser_cannot_take_is_appended_verbatim(answer: str) -> None:
+    """Merging a step and finding its own-step calls never raise: an answer the parser gives up
+    on is appended with only its ``def`` line renamed, and calls no earlier step."""
+    from assay.fixtures.chain import earlier_steps_called
+
+    merged = append_step("X = 1\n", answer, 1)
+    assert "def implement_step_1(x):" in merged
+    assert earlier_steps_called(answer, 2) == ()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -76,3 +77,17 @@ def test_any_text_gives_a_result(source: str) -> None:
         "def implement(v):\n    return v\n" + source, helper="h", helper_module="m"
     )
     assert result.accepted is (result.reason is None)
+
+
+@pytest.mark.parametrize(
+    "body",
+    ['return normalize("\\d")', "return normalize(value) is 1", 'return normalize(b"\\q")'],
+    ids=["invalid-escape", "is-literal", "invalid-bytes-escape"],
+)
+def test_parser_warnings_do_not_depend_on_the_warning_filters(body: str) -> None:
+    """Code the parser warns about is accepted whatever the process does with warnings."""
+    source = f"def implement(value):\n    {body}\n"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert _gate(source) is None
+    assert _gate(source) is None

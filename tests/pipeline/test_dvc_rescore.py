@@ -50,7 +50,7 @@ def test_rescore_v7_to_v6_writes_a_verdict_diff_without_executing(study_copy):
     execute_before = _lock_entry(repo, "execute", "sim-follower-v1")
     first = json.loads(repo.read("data/report/rescore/sim-follower-v1.json"))
     assert first["preregistered"] == 7 and first["reported_with"] == [7]
-    assert [d["version"] for d in first["diffs"]] == [4, 5, 6]
+    assert [d["version"] for d in first["diffs"]] == [4, 5, 6, 8]
     primary = repo.read("data/report/runs/sim-follower-v1/abstraction.md")
     assert "## Rescoring with other evaluator versions" in primary
     assert "With human adjudication of ambiguous cells" in primary
@@ -69,7 +69,7 @@ def test_rescore_v7_to_v6_writes_a_verdict_diff_without_executing(study_copy):
     params = yaml.safe_load(repo.read("params.yaml"))
     assert params["evaluators"]["structure_runs"] == {"sim-follower-v1": 6}
     diff = json.loads(repo.read("data/report/rescore/sim-follower-v1.json"))
-    assert diff["reported_with"] == [6] and [d["version"] for d in diff["diffs"]] == [4, 5, 6]
+    assert diff["reported_with"] == [6] and [d["version"] for d in diff["diffs"]] == [4, 5, 6, 8]
     v6 = next(d for d in diff["diffs"] if d["version"] == 6)
     assert v6["changed_verdicts"] == len(v6["changes"])
     assert "Deviation from the plan" in repo.read("data/report/runs/sim-follower-v1/abstraction.md")

@@ -10,7 +10,7 @@ SOURCE = "def implement(value):\n    return normalize(value)\n"
 
 
 def test_registry() -> None:
-    assert sorted(EVALUATOR_VERSIONS) == [4, 5, 6, 7]
+    assert sorted(EVALUATOR_VERSIONS) == [4, 5, 6, 7, 8]
     assert DEFAULT_VERSION == 7
     assert all(spec.number == number for number, spec in EVALUATOR_VERSIONS.items())
     assert (
@@ -18,7 +18,7 @@ def test_registry() -> None:
     )
 
 
-@pytest.mark.parametrize("version", [0, 3, 8])
+@pytest.mark.parametrize("version", [0, 3, 9])
 def test_unknown_version(version: int) -> None:
     with pytest.raises(ValueError, match="unknown evaluator version"):
         score(SOURCE, helper="normalize", helper_module=None, primitives=[], version=version)

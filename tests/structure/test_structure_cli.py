@@ -146,3 +146,30 @@ def test_console_script(files: dict[str, Path]) -> None:
     )
     assert completed.returncode == 0, completed.stderr
     assert json.loads(completed.stdout)["verdict"] == "reused"
+
+
+def test_extreme_shapes_and_v8_through_the_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The shapes that raised before (a 400-branch ``elif`` chain) and one the parser cannot
+    take, scored by the command: a verdict or a named refusal each."""
+    chain = "def implement(value):\n" + "".join(
+        f"    {'if' if i == 0 else 'elif'} value == {i}:\n        value = {i}\n" for i in range(400)
+    )
+    sources = {
+        "chain": chain + "    return slugify(value)\n",
+        "deep": "def implement(value):\n    return slugify(" + "-" * 100_000 + "value)\n",
+        "partial": "from functools import partial\n\n\ndef implement(value):\n"
+        "    return partial(slugify, sep='-')(value)\n",
+    }
+    paths = []
+    for name, text in sources.items():
+        paths.append(tmp_path / f"{name}.py")
+        paths[-1].write_text(text, encoding="utf-8")
+    for version, expected in (
+        (7, ["helper-call", "too-complex", "helper-not-called"]),
+        (8, ["helper-call", "too-complex", "helper-call"]),
+    ):
+        argv = ["score-structure", "--helper", "slugify", "--evaluator-version", str(version)]
+        rows = _run([*argv, *map(str, paths)], capsys)
+        assert [row["reason"] for row in rows] == expected

@@ -33,7 +33,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         type=int,
         default=None,
         metavar="N",
-        help="a version of src/assay/structure/versions.py (default: the newest)",
+        help="a version of src/assay/structure/versions.py (default: 7, the preregistered one)",
     )
     parser.add_argument(
         "files", nargs="+", metavar="FILE", type=Path, help="Python source defining `implement`"

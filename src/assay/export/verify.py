@@ -23,7 +23,7 @@ In order, stopping at the first difference (a value, never an exception):
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
@@ -42,9 +42,9 @@ from assay.export.selection import EVIDENCE_TABLES, SHARED_TABLES, Table
 from assay.extract import VERSIONS, extract_candidate
 from assay.fixtures.scenarios import image_kind
 from assay.ledger_records import LEDGER_RECORDS
-from assay.records import Frozen
+from assay.records import Frozen, Verdict
 from assay.schemas import first_error
-from assay.structure import verdict_for
+from assay.structure import EVALUATOR_VERSIONS, verdict_for, verdicts_in_step_order
 
 M = TypeVar("M", mf.RunManifest, mf.BundleManifest)
 
@@ -347,19 +347,32 @@ def _rescore(
     candidates = {(c["cell_id"], c["step"]): CandidateRow(**c) for c in tables["candidates"]}
     if len(verdicts) != len(candidates):
         raise Differs(relative, "does not hold one verdict per candidate")
+    keyed = []
     for index, row in enumerate(verdicts):
         candidate = candidates.get((row["cell_id"], row["step"]))
         subject = subjects.get((row["subject"], row["arm"]))
         if candidate is None or subject is None:
             raise Differs(relative, f"row {index}: no such candidate or subject")
-        try:
-            again = verdict_for(candidate, subject["helper"], subject["helper_module"],
-                                subject["primitives"], row["evaluator_version"])  # fmt: skip
-        except (KeyError, ValueError):
-            raise Differs(relative, f"row {index}: unknown evaluator version") from None
-        if again != (row["verdict"], row["reason"]):
+        if row["evaluator_version"] not in EVALUATOR_VERSIONS:
+            raise Differs(relative, f"row {index}: unknown evaluator version")
+        keyed.append(candidate)
+    if len({id(candidate) for candidate in keyed}) != len(keyed):
+        raise Differs(relative, "holds two verdicts for one candidate")
+    rows = {id(candidate): row for candidate, row in zip(keyed, verdicts, strict=True)}
+
+    def again(candidate: CandidateRow, earlier: Mapping[int, Verdict | None]) -> Any:
+        row, subject = rows[id(candidate)], subjects[(candidate.subject, candidate.arm)]
+        return verdict_for(candidate, subject["helper"], subject["helper_module"],
+                           subject["primitives"], row["evaluator_version"], earlier)  # fmt: skip
+
+    try:
+        rescored = verdicts_in_step_order(keyed, again, lambda v: v[0])
+    except ValueError as exc:  # a primitive the subject table records is not a dotted name
+        raise Differs(relative, f"cannot be scored again: {exc}") from None
+    for index, (row, scored) in enumerate(zip(verdicts, rescored, strict=True)):
+        if scored != (row["verdict"], row["reason"]):
             raise Differs(relative, f"row {index}: not what evaluator "
-                          f"v{row['evaluator_version']} gives ({again[0]}, {again[1]})")  # fmt: skip
+                          f"v{row['evaluator_version']} gives ({scored[0]}, {scored[1]})")  # fmt: skip
 
 
 def _report(bundle: _Bundle, run: mf.RunManifest, own: mf.BundleManifest) -> None:

@@ -9,15 +9,21 @@ can show which cells another version changes; ``extractions.parquet`` the verdic
 reported evaluator version) of every extraction version's candidates (the extract stage's
 ``versions.parquet``), so the report can show what re-extracting changes. Nothing here re-runs
 ``execute``.
+
+A cell's steps are scored in order and each gets the verdicts of the cell's earlier steps under
+the same version (v8 decides a call of the model's own earlier chain step by them).
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 from assay import evidence
 from assay.evidence import CandidateRow, ExtractionVerdictRow, VerdictRow
 from assay.fixtures.model import Scenario
 from assay.params import Params
-from assay.structure import gated_candidate, judge
+from assay.records import Verdict
+from assay.structure import gated_candidate, judge, verdicts_in_step_order
 from assay.structure.explain import explain
 from assay.structure.versions import EVALUATOR_VERSIONS
 
@@ -26,26 +32,25 @@ def verdict_rows(
     candidates: list[CandidateRow], scenario: Scenario, version: int
 ) -> list[VerdictRow]:
     tasks = {s.id: s.task for s in scenario.subjects}
-    rows = []
-    for c in candidates:
+
+    def row(c: CandidateRow, earlier: Mapping[int, Verdict | None]) -> VerdictRow:
         if c.source is None:  # no candidate: no verdict, and why
-            rows.append(VerdictRow(**c.key(), verdict=None, reason=c.missing_reason,
-                                   evaluator_version=version))  # fmt: skip
-            continue
+            return VerdictRow(**c.key(), verdict=None, reason=c.missing_reason,
+                              evaluator_version=version)  # fmt: skip
         task = tasks[c.subject]
         candidate = gated_candidate(c.source, helper=task.helper, helper_module=task.helper_module,
-                                    primitives=task.primitives, version=version)  # fmt: skip
+                                    primitives=task.primitives, version=version,
+                                    earlier=earlier)  # fmt: skip
         result = judge(candidate, version)  # parsed once for the verdict and its explanation
-        rows.append(
-            VerdictRow(
-                **c.key(),
-                verdict=result.verdict,
-                reason=result.reason,
-                evaluator_version=version,
-                **explain(candidate).model_dump(),
-            )
+        return VerdictRow(
+            **c.key(),
+            verdict=result.verdict,
+            reason=result.reason,
+            evaluator_version=version,
+            **explain(candidate).model_dump(),
         )
-    return rows
+
+    return verdicts_in_step_order(candidates, row, lambda r: r.verdict)
 
 
 def run(run_id: str, params: Params) -> None:

@@ -30,8 +30,9 @@ MIXED_BANNER = (
     "assay's seeded stand-in, not from a language model, and are not evidence about any model. "
     "The other runs are real models, never pooled with them."
 )
-OWN_STEP_REASON = "no-helper-no-primitive"
-"""The structural reason an answer gets when its ``implement`` only calls an earlier step."""
+OWN_STEP_REASONS = ("no-helper-no-primitive", "earlier-step-undecided")
+"""The structural reasons an answer gets when its ``implement`` only calls an earlier step (v8
+decides such a call by that step's verdict; it stays ambiguous when that verdict was)."""
 
 
 def arm_level(arm: str) -> int | None:
@@ -99,7 +100,7 @@ def build_scenario_reports(
             .setdefault(row["run"], {"ambiguous": 0, "own_step": 0})
         )
         counts["ambiguous"] += 1
-        counts["own_step"] += row["reason"] == OWN_STEP_REASON and bool(
+        counts["own_step"] += row["reason"] in OWN_STEP_REASONS and bool(
             earlier_steps_called(row["source"] or "", row["step"])
         )
     for name, run_report in primary.items():

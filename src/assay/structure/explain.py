@@ -22,6 +22,10 @@ RULE_TEXT = {
         "called anywhere in implement)"
     ),
     "conditional_helper_call": "rule 4: helper calls exist, all in conditional positions",
+    "earlier_step_undecided": (
+        "rule 4b (v8): the answer calls the model's own earlier chain step, whose verdict was "
+        "neither reused, mixed nor duplicated"
+    ),
     "same_name_call": "rule 5 (v6+): a same-named function of another module or object is called",
     "helper_named_not_called": "rule 6: the helper is named but never called",
     "primitive_only": "rule 7: the helper is never called and a declared primitive is",
@@ -53,15 +57,14 @@ def explain(candidate: Candidate | Refused) -> Explanation:
     _, rule = decide_with_rule(candidate)
     helper_sites = [s for s in candidate.sites if candidate.counts_as_helper(s)]
     primitive_hits = [
-        (primitive.declared, site.call.lineno)
+        (declared, site.call.lineno)
         for site in candidate.sites
-        for primitive in candidate.primitives
-        if primitive.matches(site.callee)
+        for declared in candidate.primitives_called(site)
     ]
     same_name = [
         s.call.lineno
         for s in candidate.sites
-        if candidate.helper.is_same_name(s.callee) and not candidate.counts_as_helper(s)
+        if candidate.calls_same_name(s) and not candidate.counts_as_helper(s)
     ]
     return Explanation(
         rule=rule,

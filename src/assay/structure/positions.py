@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, cast
 
 PositionReason = Literal[
     "helper-in-branch",
@@ -29,6 +29,7 @@ PositionReason = Literal[
     "helper-in-assert",
     "helper-in-annotation",
     "helper-in-signature",
+    "helper-in-callback",
     "helper-unreachable",
     "unrecognized-guard",
 ]
@@ -53,17 +54,57 @@ _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 def always_exits(statement: ast.stmt) -> bool:
     """True when control never passes beyond the statement: every path returns or raises (or
-    loops forever: ``while True`` without a ``break`` of its own)."""
+    loops forever: ``while True`` without a ``break`` of its own).
+
+    Decided bottom-up over the nested statements with an explicit stack, so no depth of
+    nesting (an ``elif`` chain of any length) can exhaust the recursion limit."""
+    exits: dict[int, bool] = {}
+    for node in reversed(_exit_relevant(statement)):
+        exits[id(node)] = _exits_given(node, exits)
+    return exits[id(statement)]
+
+
+def _exit_blocks(statement: ast.stmt) -> list[Sequence[ast.stmt]]:
+    """The blocks whose statements decide whether ``statement`` always exits."""
+    if isinstance(statement, ast.If):
+        return [statement.body, statement.orelse]
+    if isinstance(statement, (ast.With, ast.AsyncWith)):
+        return [statement.body]
+    if isinstance(statement, (ast.Try, ast.TryStar)):
+        handlers = [handler.body for handler in statement.handlers]
+        return [statement.body, statement.orelse, *handlers, statement.finalbody]
+    return []
+
+
+def _exit_relevant(statement: ast.stmt) -> list[ast.stmt]:
+    """``statement`` and every statement nested in the blocks that decide its exit, parents
+    before their children."""
+    order: list[ast.stmt] = []
+    stack = [statement]
+    while stack:
+        node = stack.pop()
+        order.append(node)
+        for block in _exit_blocks(node):
+            stack.extend(block)
+    return order
+
+
+def _exits_given(statement: ast.stmt, exits: dict[int, bool]) -> bool:
+    """:func:`always_exits` of one statement, its nested statements already decided."""
+
+    def block(statements: Sequence[ast.stmt]) -> bool:
+        return any(exits[id(s)] for s in statements)
+
     if isinstance(statement, (ast.Return, ast.Raise)):
         return True
     if isinstance(statement, ast.If):
-        return block_exits(statement.body) and block_exits(statement.orelse)
+        return block(statement.body) and block(statement.orelse)
     if isinstance(statement, (ast.With, ast.AsyncWith)):
-        return block_exits(statement.body)
+        return block(statement.body)
     if isinstance(statement, (ast.Try, ast.TryStar)):
-        normal = block_exits(statement.body) or block_exits(statement.orelse)
-        handled = all(block_exits(handler.body) for handler in statement.handlers)
-        return (normal and handled) or block_exits(statement.finalbody)
+        normal = block(statement.body) or block(statement.orelse)
+        handled = all(block(handler.body) for handler in statement.handlers)
+        return (normal and handled) or block(statement.finalbody)
     if isinstance(statement, ast.While):
         endless = isinstance(statement.test, ast.Constant) and bool(statement.test.value)
         return endless and not _breaks_out(statement.body)
@@ -71,29 +112,27 @@ def always_exits(statement: ast.stmt) -> bool:
 
 
 def _breaks_out(statements: Sequence[ast.stmt]) -> bool:
-    """True when a ``break`` among the statements leaves the loop that holds them."""
-    for statement in statements:
+    """True when a ``break`` among the statements leaves the loop that holds them (a nested
+    loop's own body, a nested definition and a class body are not searched)."""
+    stack = list(statements)
+    while stack:
+        statement = stack.pop()
         if isinstance(statement, ast.Break):
             return True
         if isinstance(statement, (ast.For, ast.AsyncFor, ast.While)):
-            if _breaks_out(statement.orelse):
-                return True
+            stack.extend(statement.orelse)
+        elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
-        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            continue
-        if isinstance(statement, ast.Match):
-            if any(_breaks_out(case.body) for case in statement.cases):
-                return True
-            continue
-        if isinstance(statement, (ast.Try, ast.TryStar)):
-            handlers = [s for h in statement.handlers for s in h.body]
-            blocks = [statement.body, handlers, statement.orelse, statement.finalbody]
-            if any(_breaks_out(block) for block in blocks):
-                return True
-            continue
-        nested = [getattr(statement, name, []) for name in ("body", "orelse")]
-        if any(isinstance(block, list) and _breaks_out(block) for block in nested):
-            return True
+        elif isinstance(statement, ast.Match):
+            stack.extend(s for case in statement.cases for s in case.body)
+        elif isinstance(statement, (ast.Try, ast.TryStar)):
+            stack.extend(s for h in statement.handlers for s in h.body)
+            stack.extend([*statement.body, *statement.orelse, *statement.finalbody])
+        else:
+            for name in ("body", "orelse"):
+                block = getattr(statement, name, [])
+                if isinstance(block, list):
+                    stack.extend(block)
     return False
 
 
@@ -111,6 +150,8 @@ def is_flat_guard(statement: ast.stmt) -> bool:
 
 
 Part = tuple[ast.AST | None, Position]
+_Task = tuple[Literal["body", "conditionals"], Sequence[ast.AST], Position]
+"""A statement sequence still to walk: a spine under what blocks it, or conditional nodes."""
 
 
 def _evaluated_parts(node: ast.AST) -> list[Part]:
@@ -174,21 +215,40 @@ class _Walker:
             self.expression(node)
 
     def body(self, statements: Sequence[ast.stmt], reason: Position) -> None:
-        """Walk a statement sequence on the unconditional spine, tracking what blocks it."""
-        blocked = reason
-        for statement in statements:
-            self.statement(statement, blocked)
-            if blocked in (None, "unrecognized-guard") and always_exits(statement):
-                blocked = "helper-unreachable"
-            elif (
-                blocked is None
-                and self.guards == "flat"
-                and isinstance(statement, _CONTROL_FLOW)
-                and not is_flat_guard(statement)
-            ):
-                blocked = "unrecognized-guard"
+        """Walk a statement sequence on the unconditional spine, tracking what blocks it.
+        Nested spines (the bodies of ``try`` and ``with``) go on an explicit stack, walked in
+        source order, so no nesting depth can exhaust the recursion limit."""
+        stack: list[_Task] = [("body", statements, reason)]
+        while stack:
+            kind, nodes, position = stack.pop()
+            if kind == "conditionals":
+                if position is not None:
+                    self.conditionals(nodes, position)
+                continue
+            blocked = position
+            for index, statement in enumerate(cast("Sequence[ast.stmt]", nodes)):
+                nested = self.statement(statement, blocked)
+                blocked = self._after(statement, blocked)
+                if nested:  # a nested spine first; the rest of this one waits on the stack
+                    stack.extend(reversed([*nested, ("body", nodes[index + 1 :], blocked)]))
+                    break
 
-    def statement(self, node: ast.stmt, reason: Position) -> None:
+    def _after(self, statement: ast.stmt, blocked: Position) -> Position:
+        """What blocks the statements after ``statement`` on a spine blocked by ``blocked``."""
+        if blocked in (None, "unrecognized-guard") and always_exits(statement):
+            return "helper-unreachable"
+        if (
+            blocked is None
+            and self.guards == "flat"
+            and isinstance(statement, _CONTROL_FLOW)
+            and not is_flat_guard(statement)
+        ):
+            return "unrecognized-guard"
+        return blocked
+
+    def statement(self, node: ast.stmt, reason: Position) -> list[_Task]:
+        """Classify the calls of one statement; the nested spines it holds come back as
+        tasks, to be walked in order after it."""
         if reason is not None:
             self.conditional(node, reason)
         elif isinstance(node, ast.If):
@@ -201,12 +261,12 @@ class _Walker:
             self.expression(node.test)
             self.conditionals([*node.body, *node.orelse], "helper-in-loop")
         elif isinstance(node, (ast.Try, ast.TryStar)):
-            self.body(node.body, None)
-            self.conditionals([*node.handlers, *node.orelse, *node.finalbody], "helper-in-handler")
+            handled = [*node.handlers, *node.orelse, *node.finalbody]
+            return [("body", node.body, None), ("conditionals", handled, "helper-in-handler")]
         elif isinstance(node, (ast.With, ast.AsyncWith)):
             for item in node.items:
                 self.expressions([item.context_expr, item.optional_vars])
-            self.body(node.body, None)
+            return [("body", node.body, None)]
         elif isinstance(node, ast.Match):
             self.expression(node.subject)
             self.conditionals(node.cases, "helper-in-branch")
@@ -224,6 +284,7 @@ class _Walker:
             self.conditional(node.annotation, "helper-in-annotation")
         else:
             self.expressions(list(ast.iter_child_nodes(node)))
+        return []
 
 
 def _argument_annotations(arguments: ast.arguments) -> list[ast.expr | None]:

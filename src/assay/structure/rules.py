@@ -9,16 +9,23 @@ first decision wins. The order is the precedence:
    reused or mixed (mixed when any primitive is called anywhere in ``implement``).
 4. ``helper-in-…`` / ``unrecognized-guard``: helper calls exist, all conditional; the first one
    in walk order names the position.
-5. ``same-name-other-module`` (v6+): a same-named function of another module or object is called.
+4b. ``earlier-step-undecided`` (v8, chain steps 2-5): the answer calls the model's own earlier
+   step, whose verdict was neither reused, mixed nor duplicated.
+5. ``same-name-other-module`` (v6+): a same-named function of another module or object is called
+   (v8: unless the call resolves to a declared primitive, whatever name it is bound to).
 6. ``helper-not-called``: the helper is named but never called.
 7. ``primitive-only``: duplicated.
 8. ``no-helper-no-primitive``: ambiguous.
+
+A call of the model's own earlier chain step (``implement_step_<k>``, v8) counts by that step's
+verdict: a helper call when it was reused, a primitive call when duplicated, both when mixed.
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Sequence
+import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -35,9 +42,16 @@ RuleReason = Literal[
     "not-single-return",
     "local-rebinding",
     "same-name-other-module",
+    "earlier-step-undecided",
     "helper-not-called",
     "no-helper-no-primitive",
 ]
+
+
+OWN_STEP = re.compile(r"implement_step_([1-9][0-9]*)")
+"""How a chain merges the model's earlier answers into the target (``fixtures.chain``)."""
+HELPER_LIKE_STEP: frozenset[Verdict | None] = frozenset({"reused", "mixed"})
+PRIMITIVE_LIKE_STEP: frozenset[Verdict | None] = frozenset({"duplicated", "mixed"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +59,8 @@ class CallSite:
     call: ast.Call
     callee: Callee
     position: Position
+    via: Literal["call", "callback"] = "call"
+    """``callback``: the callee is passed to ``call`` (v8's higher-order use), not called."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,14 +76,47 @@ class Candidate:
     helper: HelperSpec
     primitives: Sequence[Primitive]
     version: EvaluatorVersion
+    earlier: Mapping[int, Verdict | None]
+    """The verdicts of this cell's earlier chain steps (empty outside a chain)."""
+
+    def own_step(self, site: CallSite) -> int | None:
+        """The earlier chain step the site calls (v8), or ``None``."""
+        callee = site.callee
+        if not self.version.own_steps_by_verdict or callee.origin != "global":
+            return None
+        match = OWN_STEP.fullmatch(callee.path or "") if not callee.is_attribute else None
+        step = int(match.group(1)) if match else None
+        return step if step in self.earlier else None
 
     def counts_as_helper(self, site: CallSite) -> bool:
         if self.helper.is_helper(site.callee):
             return True
+        step = self.own_step(site)
+        if step is not None:
+            return self.earlier[step] in HELPER_LIKE_STEP
+        if site.via == "callback":
+            return False
         return self.version.same_name_calls_are_helper and self.helper.is_same_name(site.callee)
 
+    def primitives_called(self, site: CallSite) -> list[str]:
+        """The declared primitives (or the duplicating earlier step) the site calls."""
+        if site.via == "callback":
+            return []
+        step = self.own_step(site)
+        if step is not None:
+            return [f"implement_step_{step}"] if self.earlier[step] in PRIMITIVE_LIKE_STEP else []
+        return [p.declared for p in self.primitives if p.matches(site.callee)]
+
     def calls_primitive(self) -> bool:
-        return any(p.matches(site.callee) for site in self.sites for p in self.primitives)
+        return any(self.primitives_called(site) for site in self.sites)
+
+    def calls_same_name(self, site: CallSite) -> bool:
+        """A same-named function of another module or object (v8: not a declared primitive)."""
+        if site.via == "callback" or not self.helper.is_same_name(site.callee):
+            return False
+        if self.version.primitives_by_binding:
+            return not any(p.matches(site.callee) for p in self.primitives)
+        return True
 
 
 Decision = tuple[Verdict, RuleReason | PositionReason]
@@ -113,8 +162,19 @@ def conditional_helper_call(candidate: Candidate) -> Decision | None:
     return None
 
 
+def earlier_step_undecided(candidate: Candidate) -> Decision | None:
+    for site in candidate.sites:
+        step = candidate.own_step(site)
+        if (
+            step is not None
+            and candidate.earlier[step] not in HELPER_LIKE_STEP | PRIMITIVE_LIKE_STEP
+        ):
+            return ("ambiguous", "earlier-step-undecided")
+    return None
+
+
 def same_name_call(candidate: Candidate) -> Decision | None:
-    if any(candidate.helper.is_same_name(site.callee) for site in candidate.sites):
+    if any(candidate.calls_same_name(site) for site in candidate.sites):
         return ("ambiguous", "same-name-other-module")
     return None
 
@@ -144,6 +204,7 @@ RULES: tuple[Rule, ...] = (
     local_rebinding,
     unconditional_helper_call,
     conditional_helper_call,
+    earlier_step_undecided,
     same_name_call,
     helper_named_not_called,
     primitive_only,
