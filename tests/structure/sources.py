@@ -31,7 +31,7 @@ def _expressions() -> st.SearchStrategy[str]:
             inner.map(lambda e: f"text.normalize({e})"),
             inner.map(lambda e: f"obj.normalize({e})"),
             inner.map(lambda e: f"parse_url({e})"),
-            inner.map(lambda e: f"{e}.strip()"),
+            inner.map(lambda e: f"({e}).strip()"),  # parenthesised: `3.strip()` is no Python
             inner.map(lambda e: f"re.sub('a', 'b', {e})"),
             inner.map(lambda e: f"len({e})"),
             inner.map(lambda e: f"other({e}, *rest, key={e}, **obj)"),
