@@ -7,14 +7,12 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import docker
 import pytest
-from compute_testkit import own_containers, reference_candidates, start_cluster
+from compute_testkit import in_background, own_containers, reference_candidates, start_cluster
 from distributed import Client
 
 from assay.compute import LOCAL
@@ -56,21 +54,6 @@ def cluster_parquet(client: Client, v1, image: str, out: Path) -> tuple[bytes, s
     )  # fmt: skip
     write_records(out, CorrectnessRow, rows)
     return out.read_bytes(), {p.worker for p in placements}
-
-
-def in_background(work: Callable[[], object]) -> tuple[threading.Thread, dict[str, object]]:
-    """``work`` started in a thread; its outcome (``data`` or ``error``) once joined."""
-    outcome: dict[str, object] = {}
-
-    def run() -> None:
-        try:
-            outcome["data"] = work()
-        except BaseException as exc:  # noqa: BLE001 - reported by the test's assertion
-            outcome["error"] = exc
-
-    thread = threading.Thread(target=run)
-    thread.start()
-    return thread, outcome
 
 
 def wait_for_containers(api: docker.APIClient, prefix: str, seconds: float) -> None:
