@@ -115,6 +115,11 @@ def shares(placed: Sequence[Placed[object]]) -> dict[str, int]:
     return dict(sorted(collections.Counter(p.worker for p in placed).items()))
 
 
+def loads(before: tuple[float, float, float]) -> str:
+    """The load average (1, 5, 15 min) before and after."""
+    return " -> ".join(" / ".join(f"{x:.1f}" for x in t) for t in (before, os.getloadavg()))
+
+
 def timed(figures: dict[str, object], name: str, count: int, started: float) -> None:
     wall = time.perf_counter() - started
     figures[name] = {"wall_seconds": round(wall, 2), "per_second": round(count / wall, 2)}
@@ -146,7 +151,7 @@ def run_cluster(
             "correctness": shares(placed),
             "measure": shares(measured),
         }
-        figures[f"loadavg_{workers}_workers"] = [round(x, 1) for x in (*load, *os.getloadavg())]
+        figures[f"loadavg_{workers}_workers"] = loads(load)
     rows = {item.cell_id: p.value for item, p in zip(items, measured, strict=True)}
     return [p.value for p in placed], rows
 
@@ -179,6 +184,8 @@ def main() -> None:
     }
     local_cells = local_rows = None
     if not args.skip_local:
+        evaluate_many(requests[:2], workers=args.slots)  # warm, as the workers are
+        measure(items[:2], workers=args.threads)
         load = os.getloadavg()
         started = time.perf_counter()
         local_cells = evaluate_many(requests, workers=args.slots)
@@ -186,7 +193,7 @@ def main() -> None:
         started = time.perf_counter()
         local_rows = by_cell(measure(items, workers=args.threads))
         timed(figures, "measure_local", len(items), started)
-        figures["loadavg_local"] = [round(x, 1) for x in (*load, *os.getloadavg())]
+        figures["loadavg_local"] = loads(load)
     for workers in args.workers:
         cells, measured = run_cluster(workers, args, image, requests, items, figures)
         if local_cells is not None:
