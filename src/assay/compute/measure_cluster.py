@@ -3,11 +3,11 @@
 Items are grouped by repository (so "before" is measured once per repository per task) and cut
 into tasks of ``compute.measure_cells_per_task``; each task runs :func:`assay.metrics.measure`
 on a worker. Each worker, now or joining later, checks its tool versions (:class:`ToolsPlugin`);
-one whose versions are the plan's offers a unit of the versions' worker resource per thread, one
-whose versions differ offers none (:mod:`~assay.compute.resources`), and each task asks for a
-unit, so tasks go to every matching worker and never to another. If every worker is refused the
-stage fails before measuring anything. The rows depend only on their own item and its repository, so the
-gathered rows, put back in item order, equal a local run's byte for byte.
+one whose versions are the plan's offers a unit of the versions' worker resource per thread,
+one whose versions differ offers none (:mod:`~assay.compute.resources`), and each task asks for
+a unit, so tasks go to every matching worker and never to another. If every worker is refused
+the stage fails before measuring anything. The rows depend only on their own item and its
+repository, so the gathered rows, put back in item order, equal a local run's byte for byte.
 """
 
 from __future__ import annotations
