@@ -1,7 +1,11 @@
 """Shared material of the compute tests: a real LocalCluster of worker processes, a scenario's
-worth of cells, and container listing (imported by name: the fixtures are in conftest.py)."""
+worth of cells, container listing, and work run in a thread while a test changes the cluster
+(imported by name: the fixtures are in conftest.py)."""
 
 from __future__ import annotations
+
+import threading
+from collections.abc import Callable
 
 import docker
 from distributed import LocalCluster
@@ -53,3 +57,18 @@ def reference_candidates(scenario: Scenario, run: str = "cluster") -> list[Candi
 def own_containers(api: docker.APIClient, prefixes: list[str]) -> list[str]:
     names = [n.lstrip("/") for c in api.containers(all=True) for n in c["Names"]]
     return [n for n in names if any(n.startswith(p) for p in prefixes)]
+
+
+def in_background(work: Callable[[], object]) -> tuple[threading.Thread, dict[str, object]]:
+    """``work`` started in a thread; its outcome (``data`` or ``error``) once joined."""
+    outcome: dict[str, object] = {}
+
+    def run() -> None:
+        try:
+            outcome["data"] = work()
+        except BaseException as exc:  # noqa: BLE001 - reported by the test's assertion
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread, outcome

@@ -7,13 +7,12 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
 import docker
 import pytest
-from compute_testkit import own_containers, reference_candidates, start_cluster
+from compute_testkit import in_background, own_containers, reference_candidates, start_cluster
 from distributed import Client
 
 from assay.compute import LOCAL
@@ -57,6 +56,13 @@ def cluster_parquet(client: Client, v1, image: str, out: Path) -> tuple[bytes, s
     return out.read_bytes(), {p.worker for p in placements}
 
 
+def wait_for_containers(api: docker.APIClient, prefix: str, seconds: float) -> None:
+    end = time.monotonic() + seconds
+    while not own_containers(api, [prefix]):
+        assert time.monotonic() < end, f"no container {prefix}* started"
+        time.sleep(0.05)
+
+
 def test_cluster_parquet_is_byte_identical_to_local(
     client, v1, sandbox_image, local_parquet, tmp_path
 ):
@@ -72,20 +78,10 @@ def test_a_worker_killed_mid_run_is_replaced_and_leaves_no_container(
     victim = min(pids.values())
     prefix = f"assay-sandbox-{victim}-"
     api = docker.APIClient(**docker.utils.kwargs_from_env())
-    outcome: dict[str, object] = {}
-
-    def run() -> None:
-        try:
-            outcome["data"] = cluster_parquet(client, v1, sandbox_image, tmp_path / "c.parquet")
-        except BaseException as exc:  # noqa: BLE001 - reported by the assertion below
-            outcome["error"] = exc
-
-    thread = threading.Thread(target=run)
-    thread.start()
-    end = time.monotonic() + 60
-    while not own_containers(api, [prefix]):
-        assert time.monotonic() < end, "the victim never started a container"
-        time.sleep(0.05)
+    thread, outcome = in_background(
+        lambda: cluster_parquet(client, v1, sandbox_image, tmp_path / "c.parquet")
+    )
+    wait_for_containers(api, prefix, 60)
     os.kill(victim, signal.SIGKILL)  # mid-cell: its container is running
     thread.join(timeout=600)
     assert "error" not in outcome, outcome.get("error")
@@ -95,6 +91,26 @@ def test_a_worker_killed_mid_run_is_replaced_and_leaves_no_container(
     while own_containers(api, [prefix]):
         assert time.monotonic() < end, own_containers(api, [prefix])
         time.sleep(0.2)
+
+
+def test_a_worker_that_joins_mid_stage_takes_cells(v1, sandbox_image, local_parquet, tmp_path):
+    """Cells ask for a resource every ready worker offers, not for the workers there when the
+    stage started: a worker that joins once the first worker's containers run (as a second
+    host's ``dask worker`` may) takes part of the rest, and the rows stay the same."""
+    api = docker.APIClient(**docker.utils.kwargs_from_env())
+    with start_cluster(1) as cluster, Client(cluster, set_as_default=False) as client:
+        (first,) = client.run(os.getpid).values()
+        thread, outcome = in_background(
+            lambda: cluster_parquet(client, v1, sandbox_image, tmp_path / "c.parquet")
+        )
+        wait_for_containers(api, f"assay-sandbox-{first}-", 120)
+        cluster.scale(2)
+        thread.join(timeout=600)
+        workers = set(client.scheduler_info()["workers"])
+    assert "error" not in outcome, outcome.get("error")
+    data, placed = outcome["data"]  # type: ignore[misc]
+    assert data == local_parquet
+    assert placed == workers and len(placed) == 2, (placed, workers)
 
 
 def test_the_image_is_shipped_to_a_worker_whose_engine_lacks_it(

@@ -44,10 +44,3 @@ def connect(compute: Compute) -> Iterator[Client]:
         yield client
     finally:
         client.close()
-
-
-def worker_names(client: Client) -> dict[str, str | int]:
-    """Worker address → the worker's name as the scheduler knows it (``int`` for LocalCluster
-    workers); a restarted worker keeps its name, not its port, so restrictions use names."""
-    workers = client.scheduler_info(n_workers=-1)["workers"]
-    return {address: info.get("name", address) for address, info in workers.items()}

@@ -2,22 +2,25 @@
 
 Items are grouped by repository (so "before" is measured once per repository per task) and cut
 into tasks of ``compute.measure_cells_per_task``; each task runs :func:`assay.metrics.measure`
-on a worker. Each worker first reports its tool versions; a worker whose versions differ from
-the plan's is refused (no task goes to it), and if every worker is refused the stage fails
-before measuring anything. The rows depend only on their own item and its repository, so the
-gathered rows, put back in item order, equal a local run's byte for byte.
+on a worker. Each worker, now or joining later, checks its tool versions (:class:`ToolsPlugin`);
+one whose versions are the plan's offers a unit of the versions' worker resource per thread,
+one whose versions differ offers none (:mod:`~assay.compute.resources`), and each task asks for
+a unit, so tasks go to every matching worker and never to another. If every worker is refused
+the stage fails before measuring anything. The rows depend only on their own item and its
+repository, so the gathered rows, put back in item order, equal a local run's byte for byte.
 """
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import Mapping, Sequence
-from typing import cast
 
-from distributed import Client, get_worker
+from distributed import Client, Worker, WorkerPlugin, get_worker
 
-from assay.compute.client import worker_names
 from assay.compute.placed import Placed
+from assay.compute.resources import offer, one_unit
+from assay.digest import digest_of
 from assay.errors import ComputeError
 from assay.metrics import MeasureItem, Measurement, jscpd_tool, measure, tool_versions
 from assay.metrics.records import by_cell
@@ -49,6 +52,27 @@ def version_refusal(expected: Mapping[str, str]) -> str | None:
     return "; ".join(differing) or None
 
 
+_refusals: dict[str, str | None] = {}
+
+
+class ToolsPlugin(WorkerPlugin):
+    """Registered under one name per set of expected versions (also the resource's name)."""
+
+    def __init__(self, expected: Mapping[str, str]) -> None:
+        self.expected = dict(expected)
+        self.name = f"assay-metrics-{digest_of(self.expected)[:16]}"
+
+    async def setup(self, worker: Worker) -> None:
+        refusal = await asyncio.to_thread(version_refusal, self.expected)
+        _refusals[self.name] = refusal
+        await offer(worker, self.name, worker.state.nthreads if refusal is None else 0)
+
+
+def tools_refusal(name: str) -> str | None:
+    """Run on every worker by the client: what :class:`ToolsPlugin` ``name`` found."""
+    return _refusals.get(name, "metric tools not checked")
+
+
 def measure_task(items: list[MeasureItem], expected: dict[str, str]) -> Placed[list[Measurement]]:
     refusal = version_refusal(expected)
     address = get_worker().address
@@ -68,12 +92,10 @@ def measure_on_cluster(
     if not items:
         return []
     expected = dict(expected_tools)
-    refusals: dict[str, str | None] = client.run(version_refusal, expected)
-    names = worker_names(client)
-    ready = sorted(
-        (names[a] for a, refusal in refusals.items() if refusal is None and a in names), key=str
-    )
-    if not ready:
+    plugin = ToolsPlugin(expected)
+    client.register_plugin(plugin)
+    refusals: dict[str, str | None] = client.run(tools_refusal, plugin.name)
+    if all(refusal is not None for refusal in refusals.values()):
         lines = "; ".join(f"{a}: {r}" for a, r in refusals.items())
         raise ComputeError(
             f"no worker of {compute.scheduler} has the plan's metric tool versions ({lines})"
@@ -86,8 +108,7 @@ def measure_on_cluster(
         expected=expected,
         key=[f"assay-measure-{token}-{index:06d}" for index in range(len(chunks))],
         pure=False,
-        workers=cast("list[str]", ready),  # names may be ints (LocalCluster)
-        allow_other_workers=False,
+        resources=one_unit(plugin.name),
     )
     try:
         placed: list[Placed[list[Measurement]]] = client.gather(futures)

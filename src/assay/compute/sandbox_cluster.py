@@ -3,8 +3,10 @@
 Before any cell: the reference engine is this machine's (the one the self-test ran on); every
 worker checks its own engine against it and loads the pinned image if it lacks it, from the
 image stage's ``docker save`` archive (``data/image/<kind>.tar``, kept in DVC's cache), which is
-shipped only when some worker lacks the image. Cells go only to workers that are ready; if
-none is, they go to any worker and come back as evaluator failures naming the refusal.
+shipped only when some worker lacks the image. Cells ask for one unit of the image's worker
+resource, which a worker offers once it is ready (:mod:`~assay.compute.resources`): they go to
+every ready worker, one that joins mid-stage included, and never to a refused one; if no worker
+is ready, they go to any worker and come back as evaluator failures naming the refusal.
 
 Faults: Dask re-runs a cell whose worker died on another worker (evaluation is free and
 deterministic). Every container carries the stage's token (label ``assay.stage``): when the
@@ -22,14 +24,19 @@ import math
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
-from typing import cast
 
 from distributed import Client
 
-from assay.compute.client import worker_names
 from assay.compute.engine import local_identity
 from assay.compute.placed import Placed
-from assay.compute.plugin import SandboxPlugin, end_stage, evaluate_cells, readiness
+from assay.compute.plugin import (
+    SandboxPlugin,
+    end_stage,
+    evaluate_cells,
+    plugin_name,
+    readiness,
+)
+from assay.compute.resources import one_unit
 from assay.params import Compute
 from assay.sandbox.results import CorrectnessResult, SandboxRequest
 from assay.sandbox.runner import removal_on_signals
@@ -70,14 +77,11 @@ def evaluate_on_cluster(
     if not requests:
         return []
     states = prepare_workers(client, image, compute.sandbox_slots_per_worker, archive)
-    names = worker_names(client)
-    ready = sorted(
-        (names[a] for a, state in states.items() if state[0] is None and a in names), key=str
-    )
+    ready = sum(state[0] is None for state in states.values())
     stage = uuid.uuid4().hex[:12]
     # several cells per task (each in its own containers), about eight tasks per slot, so a
     # faster worker takes more and a dead worker's share is small
-    slots = compute.sandbox_slots_per_worker * max(len(ready), 1)
+    slots = compute.sandbox_slots_per_worker * max(ready, 1)
     planned = task_cells(len(requests), 8 * slots)
     futures = client.map(
         evaluate_cells,
@@ -85,10 +89,9 @@ def evaluate_on_cluster(
         stage=stage,
         key=[f"assay-cells-{stage}-{index:06d}" for index in range(len(planned))],
         pure=False,
-        # names may be ints (LocalCluster); with no worker ready, any worker takes the cells and
-        # each comes back as an evaluator failure naming that worker's refusal
-        workers=cast("list[str]", ready) or None,
-        allow_other_workers=False,
+        # with no worker ready, any worker takes the cells and each comes back as an evaluator
+        # failure naming that worker's refusal
+        resources=one_unit(plugin_name(image)) if ready else None,
     )
     try:
         with removal_on_signals():
