@@ -8,7 +8,12 @@
 2. ``uv sync --frozen --compile-bytecode`` and ``npm ci --prefix tools`` there (the README's
    setup; timed, reported apart).
 3. ``uv run dvc repro`` of the default ``params.yaml``, timing every stage from DVC's
-   ``Running stage`` lines (DVC runs stages one after another).
+   ``Running stage`` lines (DVC runs stages one after another), and printing the time and
+   count of stages per stage kind. The send stage's time is split in two: *local generation*
+   (from the moment each local model run opened its ledger, just before its server starts, to
+   its last answer: the union of those spans within the stage) and the rest. "Every stage but
+   local generation" is the sum of all stages less that local generation: the figure the
+   stages other than a local model's own work cost.
 4. ``dvc repro`` three more times with nothing changed (no stage may run): the no-op figure,
    best and median; and ``dvc status`` the same way, for what DVC's check of every stage costs.
 
@@ -25,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import shutil
 import statistics
@@ -34,10 +40,12 @@ import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
+from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from assay.params import load_params
 from tests.private_engine import private_engine  # the tests' second engine
 
 
@@ -52,26 +60,86 @@ def timed(command: list[str], cwd: Path, env: dict[str, str]) -> float:
     return time.perf_counter() - started
 
 
+class Stage(NamedTuple):
+    name: str
+    seconds: float
+    started: float
+    """Wall-clock start (``time.time()``), to line stages up with the ledgers' timestamps."""
+
+    @property
+    def kind(self) -> str:
+        return self.name.rsplit(":", 1)[-1].split("@")[0]
+
+
 def repro_by_stage(
     cwd: Path, env: dict[str, str], command: list[str] | None = None
-) -> tuple[float, list[tuple[str, float]]]:
+) -> tuple[float, list[Stage]]:
     """Wall time of ``dvc repro`` (or ``command``) and each stage's share, from DVC's own
     progress lines."""
     started = time.perf_counter()
     process = subprocess.Popen(["uv", "run", "dvc", *(command or ["repro"])], cwd=cwd, env=env, text=True,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT)  # fmt: skip
-    marks: list[tuple[str, float]] = []
+    marks: list[tuple[str, float, float]] = []
     output = []
     assert process.stdout is not None
     for line in process.stdout:
         output.append(line)
         if line.startswith("Running stage '"):
-            marks.append((line.split("'")[1], time.perf_counter()))
+            marks.append((line.split("'")[1], time.perf_counter(), time.time()))
     if process.wait() != 0:
         sys.exit("dvc repro failed:\n" + "".join(output[-60:]))
     ended = time.perf_counter()
-    ends = [t for _, t in marks[1:]] + [ended]
-    return ended - started, [(name, end - t) for (name, t), end in zip(marks, ends, strict=True)]
+    ends = [t for _, t, _ in marks[1:]] + [ended]
+    return ended - started, [
+        Stage(name, end - t, wall) for (name, t, wall), end in zip(marks, ends, strict=True)
+    ]
+
+
+def local_spans(clone: Path) -> list[tuple[float, float]]:
+    """Per local-model run: from its ledger's header (written just before its server starts)
+    to its last outcome, wall clock."""
+    params = load_params(clone / "params.yaml")
+    spans = []
+    for run, spec in params.runs.items():
+        if params.models[spec.model].provider != "local":
+            continue
+        for ledger in (clone / params.ledger_root / run).glob("*/ledger.jsonl"):
+            times = [json.loads(line) for line in ledger.read_text().splitlines() if line]
+            opened = min(r["at"] for r in times if r["type"] == "header")
+            answered = [r["at"] for r in times if r["type"] == "outcome"]
+            if answered:
+                spans.append((opened, max(answered)))
+    return spans
+
+
+def covered(spans: list[tuple[float, float]], start: float, end: float) -> float:
+    """Seconds of [start, end] inside the union of ``spans``."""
+    total, reached = 0.0, start
+    for low, high in sorted(spans):
+        low, high = max(low, reached), min(high, end)
+        if high > low:
+            total += high - low
+            reached = high
+    return total
+
+
+def by_kind(stages: list[Stage], local: float = 0.0) -> str:
+    """The table of stage kinds: seconds and stages of each, slowest first; the send stage's
+    ``local`` seconds of local generation on a row of their own."""
+    seconds: dict[str, float] = defaultdict(float)
+    counts: dict[str, int] = defaultdict(int)
+    for stage in stages:
+        seconds[stage.kind] += stage.seconds
+        counts[stage.kind] += 1
+    if local:
+        seconds["send"] -= local
+        seconds["send: local generation"] = local
+        counts["send: local generation"] = 0
+    rows = [f"  {'stage kind':<24}{'seconds':>9}{'stages':>8}"]
+    for kind in sorted(seconds, key=lambda k: -seconds[k]):
+        rows.append(f"  {kind:<24}{seconds[kind]:>9.1f}{counts[kind] or '':>8}")
+    rows.append(f"  {'all':<24}{sum(s.seconds for s in stages):>9.1f}{len(stages):>8}")
+    return "\n".join(rows)
 
 
 def noop(cwd: Path, env: dict[str, str]) -> None:
@@ -99,12 +167,7 @@ def experiment(cwd: Path, env: dict[str, str], setting: str) -> None:
     subprocess.run([*git, "commit", "-qm", "study"], cwd=cwd, env=env, check=True)
     total, stages = repro_by_stage(cwd, env, ["exp", "run", "-S", setting])
     print(f"dvc exp run -S {setting}  {total:.1f} s ({len(stages)} stages ran)")
-    by_kind: dict[str, float] = defaultdict(float)
-    for name, seconds in stages:
-        by_kind[name.rsplit(":", 1)[-1].split("@")[0]] += seconds
-    print("  by stage kind       " + ", ".join(
-        f"{kind} {seconds:.1f} s" for kind, seconds in
-        sorted(by_kind.items(), key=lambda item: -item[1])))  # fmt: skip
+    print(by_kind(stages))
     shown = subprocess.run(
         ["uv", "run", "dvc", "exp", "show", "--only-changed", "--no-pager", "--drop",
          "data/|src/|stages/|sandbox|tools/|uv.lock|pipeline/"],
@@ -151,18 +214,22 @@ def main() -> None:
             npm = timed(["npm", "ci", "--prefix", "tools", "--no-audit", "--no-fund", "--silent"],
                         clone, env)  # fmt: skip
             total, stages = repro_by_stage(clone, env)
+            print(f"load after the study  {_load()}")
             print(f"setup                 uv sync {sync:.1f} s, npm ci {npm:.1f} s")
             print(f"full study dvc repro  {total:.1f} s ({len(stages)} stages"
                   f"{', image built on a private engine' if args.fresh_engine else ''})")  # fmt: skip
-            by_kind: dict[str, float] = defaultdict(float)
-            for name, seconds in stages:
-                by_kind[name.rsplit(":", 1)[-1].split("@")[0]] += seconds
-            print("by stage kind         " + ", ".join(
-                f"{kind} {seconds:.1f} s" for kind, seconds in
-                sorted(by_kind.items(), key=lambda item: -item[1])))  # fmt: skip
+            spans = local_spans(clone)
+            local = sum(
+                covered(spans, stage.started, stage.started + stage.seconds)
+                for stage in stages
+                if stage.kind == "send"
+            )
+            print(by_kind(stages, local))
+            print(f"every stage but local generation  {sum(s.seconds for s in stages) - local:.1f} s"
+                  f" ({len(spans)} local runs, {local:.1f} s of local generation in send)")  # fmt: skip
             print("slowest stages        " + ", ".join(
-                f"{name} {seconds:.1f} s" for name, seconds in
-                sorted(stages, key=lambda item: -item[1])[:8]))  # fmt: skip
+                f"{stage.name} {stage.seconds:.1f} s" for stage in
+                sorted(stages, key=lambda item: -item.seconds)[:8]))  # fmt: skip
             noop(clone, env)
             if args.experiment:
                 experiment(clone, env, args.experiment)

@@ -258,6 +258,26 @@ def test_columns_not_published_never_reach_the_correctness_bundle(pipeline, tmp_
     assert "stdout" not in columns.column_names
 
 
+def test_run_records_checked_in_one_bundle_are_checked_again_in_the_other_when_they_differ(
+    bundles,
+):
+    """One export verifies its two bundles sharing what it checked against a schema (the run
+    records both carry, byte for byte); a shared table changed in the second is checked again."""
+    validated: set[tuple[str, str, str]] = set()
+    assert verify_bundle(bundles / "abstraction", validated).verified
+    assert validated, "the run records were checked against their schemas"
+    assert verify_bundle(bundles / "correctness", validated).verified
+    bundle = bundles / "correctness"
+    _rewrite(
+        bundle / "data" / "extract" / RUN / "candidates.parquet",
+        lambda row: {**row, "extract_status": "brilliant"},
+    )
+    _reseal(bundle)
+    result = verify_bundle(bundle, validated)
+    assert result.path == f"data/extract/{RUN}/candidates.parquet", result.line()
+    assert "row 0" in result.reason
+
+
 def test_export_refuses_records_that_break_their_schema(pipeline, tmp_path):
     repo, _ = pipeline
     data = tmp_path / "data"

@@ -238,10 +238,11 @@ def _pipeline_report(path: Path) -> dict[str, Any]:
 def _verify_all(staging: Path, run: str, data: Path) -> None:
     """Each bundle verifies offline, its report recomputed from the bundle alone included: so the
     pipeline's report it carries is the one its records give."""
-    from assay.export.verify import verify_bundle
+    from assay.export.verify import Validated, verify_bundle
 
+    validated: Validated = set()  # the run records both bundles carry are checked once
     for kind in KINDS:
-        result = verify_bundle(staging / kind)
+        result = verify_bundle(staging / kind, validated)
         if not result.verified:
             raise ExportError(
                 f"{kind} bundle of {run} does not verify ({result.line()}): the pipeline's report "

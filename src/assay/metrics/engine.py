@@ -4,7 +4,8 @@
 * every repository is written once into one temporary tree;
 * the Python tools (radon, complexipy, lizard, grimp) run in-process in a pool of ``workers``
   processes, with per-file results cached; mypy runs through its API in the same workers with
-  a warm per-worker cache, many single-module repositories per build (see ``mypy_tool``);
+  a warm per-worker cache that outlives the stage (``mypy_cache``), many single-module
+  repositories per build (see ``mypy_tool``);
 * ruff and jscpd each run once over the whole tree (one process each) while the pool works;
 * a unit measured before with the same files, change and tool versions is not measured again
   (:mod:`assay.memo`; only units every tool measured are remembered).
@@ -26,7 +27,7 @@ from pathlib import Path
 
 from assay.change import ChangeError, describe_change
 from assay.memo import Memo, code_digest, key_of
-from assay.metrics import in_process, jscpd_tool, mypy_tool, ruff_tool
+from assay.metrics import in_process, jscpd_tool, mypy_cache, mypy_tool, ruff_tool
 from assay.metrics.records import MeasureItem, Measurement, ToolResult
 from assay.metrics.rows import rows_for
 from assay.metrics.units import Unit, chunked, write_unit
@@ -58,7 +59,7 @@ def _measure_chunk(units: list[Unit]) -> dict[str, dict[str, ToolResult]]:
         work / REPOSITORIES,
         work / "mypy-batch" / units[0].unit_id,
         work / MYPY_CONFIG,
-        work / f"mypy-cache-{os.getpid()}",
+        mypy_cache.slot(work / f"mypy-cache-{os.getpid()}"),
     )
     for unit_id, result in checked.items():
         results[unit_id][mypy_tool.TOOL] = result

@@ -4,7 +4,8 @@ Every arm whose sandbox profile is not ``skip`` runs both reference implementati
 and duplicated) against all of its task's vectors: each arm's repository must work. Each
 subject runs :data:`KNOWN_WRONG` against the same vectors once, in its first sandboxed arm:
 whether a wrong answer fails is decided by the supervisor's comparison, which no arm's files
-change. The pipeline stops before any provider request unless :attr:`SelfTestReport.passed`.
+change (so the self-test stage recalls the check of a task checked before in another scenario,
+:mod:`assay.pipeline.selftest`). The pipeline stops before any provider request unless :attr:`SelfTestReport.passed`.
 
 An arm declared ``skip`` never meets the sandbox, so it needs no proof that the sandbox works:
 a scenario whose every arm skips correctness (chain) passes with no sandbox check at all, and

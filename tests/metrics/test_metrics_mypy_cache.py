@@ -1,0 +1,58 @@
+"""mypy's cache outlives a measure stage (assay.metrics.mypy_cache): each process takes a slot of
+its own under the memo root, no two processes share one, the memo turned off starts cold, and
+rows measured against a cache warmed by other repositories are the rows of a cold cache."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+
+import pytest
+
+from assay.metrics import measure, mypy_cache
+from tests.metrics.test_metrics_naive_agreement import _sample
+
+
+@pytest.fixture
+def memo_dir(tmp_path, monkeypatch):
+    monkeypatch.delenv("ASSAY_MEMO", raising=False)
+    monkeypatch.setenv("ASSAY_MEMO_DIR", str(tmp_path / "memo"))
+    monkeypatch.setattr(mypy_cache, "_held", {})
+    return tmp_path / "memo"
+
+
+def test_a_process_keeps_one_slot_under_the_memo_root(memo_dir, tmp_path):
+    first = mypy_cache.slot(tmp_path / "fallback")
+    assert first.parent == memo_dir / "mypy" / mypy_cache._mypy_version()
+    assert first.name == "slot-0"
+    assert mypy_cache.slot(tmp_path / "fallback") == first
+
+
+def test_a_slot_another_process_holds_is_skipped(memo_dir, tmp_path):
+    base = memo_dir / "mypy" / mypy_cache._mypy_version()
+    base.mkdir(parents=True)
+    other = os.open(base / "slot-0.lock", os.O_RDWR | os.O_CREAT)  # another holder's lock
+    try:
+        fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        assert mypy_cache.slot(tmp_path / "fallback").name == "slot-1"
+    finally:
+        os.close(other)
+
+
+def test_memo_off_starts_cold_in_the_fallback(monkeypatch, tmp_path):
+    monkeypatch.setenv("ASSAY_MEMO", "off")
+    monkeypatch.setattr(mypy_cache, "_held", {})
+    assert mypy_cache.slot(tmp_path / "fallback") == tmp_path / "fallback"
+
+
+@pytest.mark.process  # the metric tools run as processes (mypy, jscpd on Node.js)
+def test_rows_are_the_same_with_a_cache_warmed_by_other_repositories(memo_dir, monkeypatch):
+    sample = _sample()
+    monkeypatch.setenv("ASSAY_MEMO", "off")
+    cold = measure(sample, workers=1)
+    monkeypatch.delenv("ASSAY_MEMO")
+    measure(sample[1:], workers=1)  # warms this process's slot with the other repository
+    for remembered in (memo_dir / "metrics").rglob("*.json"):
+        remembered.unlink()  # measured again, not recalled
+    assert list((memo_dir / "mypy").glob("*/slot-0/*"))
+    assert measure(sample, workers=1) == cold
