@@ -15,6 +15,7 @@ from typing import Any
 
 import duckdb
 
+from assay.records import SEND_REFUSED
 from assay.report.database import query_text
 from assay.report.denominators import (
     arm_rates,
@@ -189,11 +190,28 @@ def stopped(
     reserved = sum(row["reserved_usd"] or 0 for row in execution)
     reported = sum(row["reported_usd"] or 0 for row in execution)
     ceiling = next((c for c in causes if c["cause"] == "ceiling-reached"), None)
+    statuses = {c["status"] for c in causes}
     if first is not None and first["halted"]:
         summary = (
             f"Halted after call `{first['cell_id']}` step {first['step']} "
             f"(`{first['reason']}`): {first['detail'] or first['status']}. Every later call was "
             "not sent."
+        )
+        if "halted" in statuses:  # a free run's: no budget was involved
+            summary += (
+                " A free run costs nothing to retry: the next `uv run dvc repro` sends the "
+                "calls not answered again (a call that failed three times is final)."
+            )
+        elif "budget-halted" in statuses:
+            summary += (
+                " A paid run is never resumed: find the cause, then plan and authorize a fresh "
+                "run (a new run id) with its own budget."
+            )
+    elif any(c["cause"] == SEND_REFUSED for c in causes):
+        summary = (
+            "Nothing was sent this time: a check before sending refused the run (each call's "
+            "reason says why; the send stage printed it). Fix the cause; the next `dvc repro` "
+            "tries again."
         )
     elif ceiling is not None:
         summary = (
