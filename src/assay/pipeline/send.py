@@ -17,10 +17,12 @@ that receipt and the responses in the run's ledger into its ``cells`` table and 
   pre-flight) runs for every run first, one at a time; all but the pre-flight run again, on
   params.yaml read again, when the run's turn to send comes. A run that fails one sends nothing
   and the others still send.
-- One run never stops the others' evidence: the stage succeeds whatever a run did, and writes
-  a receipt for every run: its calls (a halted run's included), or why nothing was sent
-  (``refused``). It prints one ``assay:`` line per run that stopped short (a halt, a refusal),
-  and each run's report says the same, with the next step. DVC runs the stage on every
+- A free run never stops the others' evidence: the stage writes a receipt for every run: its
+  calls (a halted run's included), or why nothing was sent (``refused``). It prints one
+  ``assay:`` line per run that stopped short (a halt, a refusal), and each run's report says
+  the same, with the next step. Only a paid run refused before sending (an authorization, a
+  ledger or a plan that changed, a failed pre-flight: an alarm about money) fails the stage,
+  once every other run's receipt is written, as before. DVC runs the stage on every
   ``dvc repro`` (``always_changed`` in dvc.yaml: what it reads, the ledgers and the provider
   keys, lives outside DVC), so the next ``dvc repro`` tries a refused run again and resends a
   free run's unanswered calls; a paid run that began is reported from its ledger and never
@@ -75,6 +77,15 @@ class Sent(Frozen):
     deferred_by: str | None = None
     """The DVC command that asked for other runs only: nothing was decided for this one here
     (its execute stage sends it)."""
+    paid: bool = False
+
+    @property
+    def failure(self) -> str | None:
+        """Why the stage fails for this run: a paid run refused before sending (its
+        authorization, ledger or plan changed, a pre-flight check failed) is an alarm about
+        money that a person answers, so the stage fails once every other run's receipt is
+        written. A free run never fails it (its report says why it stopped)."""
+        return self.refused if self.paid else None
 
     @property
     def refused(self) -> str | None:
@@ -88,8 +99,9 @@ class Sent(Frozen):
     @property
     def warning(self) -> str | None:
         """What the stage says on stderr of a run that stopped short: why nothing was sent, or
-        which calls the next ``dvc repro`` sends again (``None``: nothing to say). It never fails
-        the stage: the other runs' evidence and reports go on."""
+        which calls the next ``dvc repro`` sends again (``None``: nothing to say). Only a paid
+        run's refusal fails the stage (:attr:`failure`); otherwise the other runs' evidence and
+        reports go on."""
         if self.refused is not None:
             return self.refused
         if self.executed is not None and self.executed.retry_due:
@@ -230,6 +242,8 @@ def execute_stage(
     if unexpected is not None:
         raise unexpected
     (entry,) = sent
+    if entry.failure is not None:
+        return entry  # a paid run refused: the stage fails and writes nothing
     if entry.refused is not None:
         return unsent_cells(run_id, params, entry.refused)
     if entry.executed is not None:
@@ -238,23 +252,28 @@ def execute_stage(
 
 
 def unsent_cells(run_id: str, params: Params, refused: str) -> Sent:
-    """The cells of a run nothing was sent for this time: what its ledger holds (a free run
-    sent before), every other call ``not-run`` with the refusal as its reason, so its report
-    says why and the other runs go on. A paid run whose ledger began (its authorization
-    changed since) is refused here as well, as before any evidence of it: the stage fails and
-    DVC keeps the cells it has."""
+    """The cells of a free run nothing was sent for this time: what its ledger holds (from
+    earlier invocations), every other call ``not-run`` with the refusal as its reason, so its
+    report says why and the other runs go on. A paid run's refusal is raised: the stage fails
+    (:attr:`Sent.failure`) and DVC keeps the cells it has."""
     plan = evidence.read_plan(run_id)
+    if plan.budget.paid:
+        raise SpendRefused(refused)
     ledger = Ledger.at(Path(params.ledger_root), run_id, plan.hash)
     reason = REFUSED_PREFIX + " ".join(refused.split())  # one line
-    if not ledger.state().outcomes:
-        records = unsent(plan, reason)
-    elif plan.budget.paid:
-        raise SpendRefused(refused)
-    else:
+    if ledger.state().outcomes:
         records = Executor(plan, ledger, {}, _no_provider).settle(reason)
+    else:
+        records = unsent(plan, reason)
     evidence.write_table(evidence.CELLS, run_id, records)
     evidence.write_table(evidence.PROMPT_TEXTS, run_id, [])
     return Sent(run=run_id, executed=Executed(run=run_id, records=tuple(records)), error=refused)
+
+
+def _paid(run_id: str, admitted: Mapping[str, Admitted]) -> bool:
+    entry = admitted.get(run_id)
+    plan = entry.plan if entry is not None else evidence.read_plan(run_id)
+    return plan.budget.paid
 
 
 def _no_provider() -> Provider:
@@ -324,7 +343,10 @@ def _send_runs(
             errors[run_id] = str(exc)
         except Exception as exc:  # noqa: BLE001 - a fault in one run's thread: re-raised by the caller
             unexpected = unexpected or exc
-    sent = [Sent(run=r, executed=done.get(r), error=errors.get(r)) for r in run_ids]
+    sent = [
+        Sent(run=r, executed=done.get(r), error=errors.get(r), paid=_paid(r, by_run))
+        for r in run_ids
+    ]
     receipts = [
         receipt(by_run[entry.run], entry.executed)
         if entry.refused is None and entry.executed is not None
