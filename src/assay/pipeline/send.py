@@ -291,9 +291,9 @@ def _send_runs(
     reload: Callable[[], Params] | None,
 ) -> tuple[list[Sent], list[evidence.SendReceipt], Exception | None]:
     """Send ``run_ids`` (runs in parallel, each sequential): one entry per run in the given
-    order, the receipt of every run (a refused run's says why; a run whose thread raised a
-    fault that is not assay's own has none), and that fault (the caller raises it once the
-    others' receipts are written).
+    order, the receipt of every run (a refused free run's says why; a refused paid run, which
+    fails the stage, and a run whose thread raised a fault that is not assay's own have none),
+    and that fault (the caller raises it once the others' receipts are written).
     With ``reload`` (params.yaml read again), a run is admitted again when its turn to send
     comes, so a revocation while it waited for its key's cap is heeded."""
     admitted: list[Admitted] = []
@@ -352,7 +352,8 @@ def _send_runs(
         if entry.refused is None and entry.executed is not None
         else refused_receipt(entry.run, params, entry.refused or "not sent")
         for entry in sent
-        if entry.executed is not None or entry.error is not None  # else: its thread's fault
+        # none for a paid run refused (the stage fails) or a run whose thread raised a fault
+        if entry.failure is None and (entry.executed is not None or entry.error is not None)
     ]
     return sent, receipts, unexpected
 
