@@ -159,6 +159,7 @@ def build_reports(
                 stops.get(run["run"], []),
                 halts.get(run["run"]),
                 retries.get(run["run"], []),
+                free=run["authorization"] == "free",
             ),
             "outcome_counts": counts.get(run["run"], []),
             "subjects": subjects.get(run["run"], []),
@@ -182,27 +183,30 @@ def stopped(
     causes: list[dict[str, Any]],
     first: dict[str, Any] | None,
     retried: list[dict[str, Any]],
+    *,
+    free: bool = False,
 ) -> dict[str, Any]:
-    """Why a run stopped, in words: the halt, the first failing call and its cause, the calls
-    counted by cause, the retried calls, and reported spend above what was reserved."""
+    """Why a run stopped, in words: the halt, the first failing call and its cause, what comes
+    next (a free run's next ``dvc repro`` sends what was not answered; a paid run is never
+    resumed), the calls counted by cause, the retried calls, and reported spend above what was
+    reserved."""
     calls = sum(row["calls"] for row in execution)
     completed = sum(row["calls"] for row in execution if row["status"] == "completed")
     reserved = sum(row["reserved_usd"] or 0 for row in execution)
     reported = sum(row["reported_usd"] or 0 for row in execution)
     ceiling = next((c for c in causes if c["cause"] == "ceiling-reached"), None)
-    statuses = {c["status"] for c in causes}
     if first is not None and first["halted"]:
         summary = (
             f"Halted after call `{first['cell_id']}` step {first['step']} "
             f"(`{first['reason']}`): {first['detail'] or first['status']}. Every later call was "
             "not sent."
         )
-        if "halted" in statuses:  # a free run's: no budget was involved
+        if free:  # no budget was involved
             summary += (
                 " A free run costs nothing to retry: the next `uv run dvc repro` sends the "
                 "calls not answered again (a call that failed three times is final)."
             )
-        elif "budget-halted" in statuses:
+        else:
             summary += (
                 " A paid run is never resumed: find the cause, then plan and authorize a fresh "
                 "run (a new run id) with its own budget."
