@@ -132,10 +132,10 @@ def requested_runs(runs: Sequence[str]) -> Requested:
     if found is None:
         return EVERY_RUN
     arguments, folder = found
-    return requested_by(arguments, _workspace(folder, Path.cwd()), runs)
+    return requested_by(arguments, targets_folder(folder, Path.cwd()), runs)
 
 
-def _workspace(folder: Path, stage_root: Path) -> Path:
+def targets_folder(folder: Path, stage_root: Path) -> Path:
     """Where the command's targets are read: the folder it was typed in, unless the stage runs
     in another workspace (``dvc exp run --temp`` and queued experiments run in a copy under
     ``.dvc/tmp/exps``, with the experiment's params.yaml): then that copy's root."""
