@@ -43,7 +43,7 @@ def test_every_run_is_wanted_unless_some_are_named() -> None:
     assert some.wants("a") and not some.wants("b")
 
 
-def test_a_temporary_experiment_reads_its_owntargets_folder(tmp_path: Path) -> None:
+def test_a_temporary_experiment_reads_its_own_workspace(tmp_path: Path) -> None:
     """`dvc exp run --temp` runs the stages in a copy under .dvc/tmp/exps: the targets are read
     there (its params.yaml may declare other runs), not in the folder the command was typed in;
     a `dvc repro` typed in a subfolder reads that subfolder."""
