@@ -1,6 +1,7 @@
 """DVC stage `execute`: one run's cells from the send stage's receipt and the responses in the
 run's ledger. It sends only a run the send stage left to it, because the `dvc repro` that ran
-the send stage asked for other runs only (see assay.pipeline.send.execute_stage)."""
+the send stage asked for other runs only (see assay.pipeline.send.execute_stage). A free run that
+stopped short still gets its cells (its report says why), so the other runs go on."""
 
 import sys
 
@@ -14,6 +15,7 @@ if __name__ == "__main__":
         entry = send.execute_stage(run_id, load_params(), reload=load_params)
         for line in send.describe(entry):
             print(line)
+    if entry.warning is not None:
+        print(f"assay: {entry.warning}", file=sys.stderr)
     if entry.failure is not None:
-        print(f"assay: {entry.failure}", file=sys.stderr)
         sys.exit(1)

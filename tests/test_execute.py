@@ -116,10 +116,14 @@ def test_free_run_retries_failed_calls_on_the_next_invocation(tmp_path):
     first = ScriptedProvider({3: outage})
     records, _ = run(tmp_path, first, paid=False)
     assert len(first.requests) == 3
+    # a free run has no budget: its later calls are `halted`, the reason naming what stopped it
     assert Counter(r.status for r in records) == {
         "completed": 2,
         "provider-error": 1,
-        "budget-halted": 45,
+        "halted": 45,
+    }
+    assert {r.reason for r in records[3:]} == {
+        f"halted-after: {records[2].cell_id} step 1 (http-503)"
     }
     again = ScriptedProvider()
     records, _ = run(tmp_path, again, paid=False)

@@ -41,7 +41,26 @@ def test_statuses_follow_the_evidence(tmp_path):
     )
     (data / "plan" / "sim-follower-v1").mkdir(parents=True)
     (data / "plan" / "sim-follower-v1" / "plan.sha256").write_text("cd" * 32 + "\n")
+    (data / "execute" / "gemma-270m-v1").mkdir(parents=True)  # a free run halted by its server
+    pq.write_table(
+        pa.table(
+            {
+                "status": ["completed", "provider-error", "halted"],
+                "reservation_usd": [0.0, 0.0, 0.0],
+                "cost_usd": [0.0, None, None],
+                "halt": [False, True, False],
+                "reason": [None, "local-server-exited", "halted-after: s/clean/r1 step 1"],
+                "cell_id": ["s/clean/r0", "s/clean/r1", "s/inconsistent/r0"],
+                "step": [1, 1, 1],
+            }
+        ),
+        data / "execute" / "gemma-270m-v1" / "cells.parquet",
+    )
     statuses = {s.run: s for s in run_statuses(load_params(ROOT / "params.yaml"), data)}
+    assert statuses["gemma-270m-v1"].status == (
+        "executed: 1 completed, 1 halted, 1 provider-error (halted after local-server-exited on "
+        "s/clean/r1 step 1; the next `dvc repro` tries again)"
+    )
     assert statuses["haiku-v1"].status.startswith("awaiting authorization (plan abababababab")
     assert statuses["haiku-v1"].spend == "$0.00"
     assert statuses["sim-follower-dose"].status == "executed: 1 budget-halted, 2 completed"

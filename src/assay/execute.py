@@ -8,8 +8,10 @@ Concurrency one, in plan order (blocked by subject), at most one request per cal
 - the prompt is stored under its sha256 (the intent's request digest) and the intent fsync'd
   before the request, the outcome after it (see ``assay.ledger``);
 - no retries within an invocation: a result with ``halt`` set (429, 5xx, reset, timeout, a
-  billing anomaly, anything whose no-charge status is unproven) halts admission, and every later
-  call becomes ``budget-halted``;
+  billing anomaly, anything whose no-charge status is unproven, a local server that ended)
+  halts admission, and every later call becomes ``budget-halted`` in a paid run (the seed's
+  billing-safe halt) and ``halted`` in a free one (no budget is involved: the record's reason
+  names the call and the failure that stopped the run);
 - a paid run whose ledger has begun is never resumed: a re-invocation sends nothing, turns an
   intent without outcome into ``interrupted`` and never-attempted calls into ``not-run``. Free
   runs (simulated, replay, zero-priced endpoints) resume where they stopped: completed calls are
@@ -28,11 +30,16 @@ from assay.evidence import CallRecord
 from assay.ledger import Ledger, LedgerState
 from assay.plan import Plan, PlannedCell
 from assay.providers.base import NANO, Provider, ProviderRequest, ProviderResult
-from assay.records import ExecutionStatus
+from assay.records import SEND_REFUSED, ExecutionStatus
 
 FREE_ATTEMPTS = 3
 """Attempts a free run gives one call across invocations before its failure is final."""
 RETRIED_STATUSES = ("provider-error", "identity-mismatch", "interrupted")
+REFUSED_PREFIX = f"{SEND_REFUSED}: "
+"""How the reason of every unsent call of a run the send stage refused begins."""
+HALTED = ("budget-halted", "halted")
+"""Calls never sent because their run was stopping: a paid run's (``budget-halted``), a free
+run's (``halted``)."""
 
 NextPrompt = Callable[[PlannedCell, int, Sequence[str]], str | None]
 """Renders step ``k`` (2…) of a chain cell from the texts of the steps before it; ``None``
@@ -41,7 +48,7 @@ when an earlier answer held no code to build on."""
 
 def retryable(record: CallRecord) -> bool:
     """A free run's call that the next invocation sends (again)."""
-    if record.status == "budget-halted":
+    if record.status in HALTED:
         return True
     return record.status in RETRIED_STATUSES and record.attempts < FREE_ATTEMPTS
 
@@ -151,7 +158,15 @@ class Executor:
             decided.append(record)
         return decided
 
-    def _settle_finished_paid_run(self, state: LedgerState) -> Iterator[CallRecord]:
+    def settle(self, unsent: str) -> list[CallRecord]:
+        """Every call's record from the ledger alone, sending nothing (a free run the send stage
+        could not send this time: its server did not start, say): what was received, and
+        ``not-run`` with the reason ``unsent`` for every call without an outcome."""
+        return list(self._settle_finished_paid_run(self.ledger.state(), unsent=unsent))
+
+    def _settle_finished_paid_run(
+        self, state: LedgerState, unsent: str | None = None
+    ) -> Iterator[CallRecord]:
         """A paid run that already began: report it, send nothing."""
         for cell in self.plan.cells:
             for step in range(1, cell.steps + 1):
@@ -181,6 +196,8 @@ class Executor:
                         prompt_digest=intent["request_digest"],
                         attempts=state.attempts.get(key, 1),
                     )
+                elif unsent is not None:
+                    yield record_for(self.plan, cell, step, "not-run", reason=unsent)
                 elif state.halt_reason:
                     yield record_for(
                         self.plan, cell, step, "budget-halted", reason=state.halt_reason
@@ -245,7 +262,8 @@ class Executor:
                     )
                     self.ledger.write_halt(halt_reason)
                 if halt_reason is not None:
-                    yield record_for(self.plan, cell, step, "budget-halted", reason=halt_reason)
+                    stopped: ExecutionStatus = "budget-halted" if budget.paid else "halted"
+                    yield record_for(self.plan, cell, step, stopped, reason=halt_reason)
                     continue
                 record = self._call(cell, step, key, prompt, reservation, attempts + 1)
                 reserved += reservation

@@ -50,11 +50,15 @@ ExecutionStatus = Literal[
     "completed",  # the provider answered with a completion
     "provider-error",  # the provider failed; ``halt`` says whether admission stopped
     "identity-mismatch",  # served by another provider or model than the plan pins
-    "budget-halted",  # never sent: admission was halted or the ceiling was reached
+    "budget-halted",  # never sent: a paid run's admission was halted or its ceiling reached
+    "halted",  # never sent: a free run stopped after a call failed (the next invocation sends it)
     "interrupted",  # an intent was written but no outcome: the process died mid-request
     "not-run",  # never attempted (a paid run that ended before reaching it)
     "excluded",  # excluded by the plan (for example over the request size cap)
 ]
+SEND_REFUSED = "send-refused"
+"""The cause (reason's first word) of a ``not-run`` call of a run the send stage refused this
+time (a check before sending failed, its server did not start); the reason goes on with why."""
 
 Family = Literal[
     "cosmetic",

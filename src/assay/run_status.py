@@ -9,6 +9,7 @@ from pathlib import Path
 
 from assay.evidence import CELLS
 from assay.evidence.paths import authorization_file, stage_file
+from assay.execute import REFUSED_PREFIX
 from assay.params import Params
 from assay.records import Frozen
 from assay.report.modes import profile_mode
@@ -24,14 +25,39 @@ class RunStatus(Frozen):
     spend: str
 
 
-def _execution(cells: Path) -> tuple[Counter[str], float, float]:
+class Execution(Frozen):
+    statuses: dict[str, int]
+    reserved: float
+    reported: float
+    stopped: str | None = None
+    """What stopped the run short, in words (``None``: nothing did)."""
+
+
+def _execution(cells: Path) -> Execution:
     import pyarrow.parquet as pq
 
-    table = pq.read_table(cells, columns=["status", "reservation_usd", "cost_usd"]).to_pydict()
-    statuses = Counter(table["status"])
-    reserved = sum(v or 0.0 for v in table["reservation_usd"])
-    reported = sum(v or 0.0 for v in table["cost_usd"])
-    return statuses, reserved, reported
+    table = pq.read_table(cells)
+    columns = ["status", "reservation_usd", "cost_usd", "halt", "reason", "cell_id", "step"]
+    rows = table.select([c for c in columns if c in table.column_names]).to_pylist()
+    statuses = Counter(row["status"] for row in rows)
+    halting = next((row for row in rows if row.get("halt")), None)
+    refused = next(
+        (row for row in rows if (row.get("reason") or "").startswith(REFUSED_PREFIX)), None
+    )
+    stopped = None
+    if halting is not None:
+        stopped = f"halted after {halting['reason']} on {halting['cell_id']} step {halting['step']}"
+    elif refused is not None:
+        why = refused["reason"].removeprefix(REFUSED_PREFIX)
+        stopped = "not sent: " + (why if len(why) <= 160 else why[:159] + "…")
+    if stopped is not None and (statuses.get("halted") or refused is not None):
+        stopped = f"{stopped}; the next `dvc repro` tries again"
+    return Execution(
+        statuses=dict(sorted(statuses.items())),
+        reserved=sum(row["reservation_usd"] or 0.0 for row in rows),
+        reported=sum(row["cost_usd"] or 0.0 for row in rows),
+        stopped=stopped,
+    )
 
 
 def run_status(run_id: str, params: Params, data: Path) -> RunStatus:
@@ -50,10 +76,12 @@ def run_status(run_id: str, params: Params, data: Path) -> RunStatus:
         plan_hash = plan.read_text(encoding="ascii").strip()[:12] if plan.exists() else "?"
         status = f"awaiting authorization (plan {plan_hash}…; `assay plan show {run_id}`)"
     elif cells.exists():
-        statuses, reserved, reported = _execution(cells)
-        status = "executed: " + ", ".join(f"{n} {s}" for s, n in sorted(statuses.items()))
+        execution = _execution(cells)
+        status = "executed: " + ", ".join(f"{n} {s}" for s, n in execution.statuses.items())
+        if execution.stopped is not None:
+            status += f" ({execution.stopped})"
         if not free:
-            spend = f"${reserved:.2f} reserved, ${reported:.4f} reported"
+            spend = f"${execution.reserved:.2f} reserved, ${execution.reported:.4f} reported"
     elif state is not None:
         status = f"{state}, not executed yet"
     elif plan.exists():

@@ -6,8 +6,9 @@ mid-run.
   setting; the send stage started a server for each run and the answers carry its fingerprint;
 - verdicts and correctness come from the real answers; the reports say REAL LOCAL MODEL, never
   SIMULATED; the reproduction's byte-identity is reported (Markdown, page, metrics.json);
-- a server killed mid-run halts its run, the send stage fails saying the next `dvc repro` sends
-  the unanswered calls, and that one sends only those: nothing answered is sent again.
+- a server killed mid-run halts its run only: the `dvc repro` goes on for every other run, the
+  halted run's report says why it stopped and that the next `dvc repro` sends the unanswered
+  calls, and that one sends only those: nothing answered is sent again.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import pytest
 import yaml
 
 from assay.local.runtime import fingerprint
-from tests.conftest import Repo
+from tests.conftest import BIN, Repo
 from tests.study import Study
 
 pytestmark = [pytest.mark.dvc, pytest.mark.docker]
@@ -136,12 +137,17 @@ def _server_of(repo: Repo, timeout: float = 300) -> psutil.Process:
     raise AssertionError("no local model server started")
 
 
-def test_a_killed_server_halts_the_run_and_nothing_answered_is_sent_again(
+def test_a_killed_server_halts_its_run_only_and_nothing_answered_is_sent_again(
     study_copy: Repo,
 ) -> None:
-    repo, run = study_copy, "qwen-v1-killed"
+    """The run whose server is killed halts; the `dvc repro` still succeeds, and the run added
+    beside it gets its evidence and report in that same `dvc repro`. The halted run's report
+    and `assay run list` say why it stopped and what comes next, never `budget-halted` (a free
+    run has no budget); the next `dvc repro` sends its unanswered calls, nothing twice."""
+    repo, run, beside = study_copy, "qwen-v1-killed", "sim-follower-v1-beside"
     params = yaml.safe_load(repo.read("params.yaml"))
     params["runs"][run] = {**params["runs"][RUNS[0]], "repeats": 2}
+    params["runs"][beside] = params["runs"]["sim-follower-v1"]
     repo.write("params.yaml", yaml.safe_dump(params, sort_keys=False))
 
     dvc = repo.dvc_process("repro")
@@ -154,9 +160,19 @@ def test_a_killed_server_halts_the_run_and_nothing_answered_is_sent_again(
         time.sleep(0.1)
     os.kill(server.pid, signal.SIGKILL)
     output, _ = dvc.communicate(timeout=1200)
-    assert dvc.returncode != 0, output
-    assert f"run {run!r}" in output and "calls of this free run were not answered" in output
-    assert "local-server-exited" in output
+    assert dvc.returncode == 0, output
+    assert f"assay: run {run!r}: halted after local-server-exited on " in output, output
+    assert "the next `uv run dvc repro` sends them again" in output
+    assert "budget-halted" not in output
+    assert "Every call completed." in repo.read(f"data/report/runs/{beside}/abstraction.md")
+    halted_report = repo.read(f"data/report/runs/{run}/abstraction.md")
+    assert "Halted after call" in halted_report and "(`local-server-exited`)" in halted_report
+    assert "the next `uv run dvc repro` sends the calls not answered again" in halted_report
+    statuses = Counter(c["status"] for c in _rows(repo, f"data/execute/{run}/cells.parquet"))
+    assert statuses["provider-error"] == 1 and "budget-halted" not in statuses, statuses
+    listed = repo.run(str(BIN / "assay"), "run", "list").stdout
+    (line,) = [line for line in listed.splitlines() if line.startswith(run + " ")]
+    assert "halted after local-server-exited on" in line and "budget-halted" not in line, line
     before = _ledger_records(repo, run)
     answered_before = {
         r["key"] for r in before if r["type"] == "outcome" and r["status"] == "completed"

@@ -20,7 +20,15 @@ def test_the_dvc_arguments_of_a_command_line(case: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize(
     "arguments",
-    [["repro"], ["repro", "--all-pipelines"], ["status"], ["exp", "exec-run"], ["repro", "--bad"]],
+    [
+        ["repro"],
+        ["repro", "--all-pipelines"],
+        ["status"],
+        ["exp", "exec-run"],
+        ["repro", "--bad"],
+        ["exp", "run", "-S", "models.sim-follower.seed=2"],
+        ["exp", "run", "--run-all"],
+    ],
 )
 def test_commands_without_targets_or_not_a_repro_ask_for_every_run(
     arguments: list[str], tmp_path: Path
@@ -33,3 +41,15 @@ def test_every_run_is_wanted_unless_some_are_named() -> None:
     assert EVERY_RUN.wants("anything")
     some = Requested(runs=frozenset({"a"}), command="dvc repro execute@a")
     assert some.wants("a") and not some.wants("b")
+
+
+def test_a_temporary_experiment_reads_its_own_workspace(tmp_path: Path) -> None:
+    """`dvc exp run --temp` runs the stages in a copy under .dvc/tmp/exps: the targets are read
+    there (its params.yaml may declare other runs), not in the folder the command was typed in;
+    a `dvc repro` typed in a subfolder reads that subfolder."""
+    from assay.pipeline.requested import targets_folder
+
+    copy = tmp_path / ".dvc" / "tmp" / "exps" / "run" / "abc"
+    copy.mkdir(parents=True)
+    assert targets_folder(tmp_path, copy) == copy
+    assert targets_folder(tmp_path / "pipeline", tmp_path) == tmp_path / "pipeline"

@@ -184,3 +184,49 @@ def test_an_outside_server_runs_through_the_same_provider_and_plan(tmp_path):
     assert pid is not None
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
+
+
+def _slow_server(*arguments: str, timeout_seconds: float) -> ModelProfile:
+    """A local profile served by tests/providers/slow_local_server.py."""
+    import sys
+
+    script = Path(__file__).with_name("slow_local_server.py")
+    chosen = profile(
+        server_command=[sys.executable, str(script), "--port", "{port}", "--model", "{model}"]
+        + list(arguments),
+        runtime_version="slow test server",
+    )
+    return chosen.model_copy(update={"timeout_seconds": timeout_seconds})
+
+
+def test_a_local_call_waits_as_long_as_the_model_takes(tmp_path):
+    """No read timeout for a local model: an answer slower than ``timeout_seconds`` (here 1 s,
+    the answer 2.5 s) is received, not halted as a ``read-timeout``."""
+    slow = _slow_server("--delay", "2.5", timeout_seconds=1.0)
+    local = provider(slow, tmp_path, runtime={})
+    try:
+        result = local.complete(ProviderRequest(cell_id="a#1", prompt=PROMPT))
+    finally:
+        local.close()
+    assert result.status == "completed", result
+    assert result.text == "```python\ndef implement(x):\n    return x"
+    assert result.latency_seconds is not None and result.latency_seconds >= 2.5
+
+
+def test_a_server_that_ends_mid_call_ends_the_call_at_once_without_a_read_timeout(tmp_path):
+    """With no read timeout, a server that dies holding the request still ends the call at
+    once: the connection closes with the process, and its exit status names the cause."""
+    dying = _slow_server("--die-on", "1", timeout_seconds=600.0)
+    local = provider(dying, tmp_path, runtime={})
+    started = time.monotonic()
+    try:
+        result = local.complete(ProviderRequest(cell_id="a#1", prompt=PROMPT))
+    finally:
+        local.close()
+    assert time.monotonic() - started < 10
+    assert (result.status, result.reason, result.halt) == (
+        "provider-error",
+        "local-server-exited",
+        True,
+    )
+    assert "exit status 7" in (result.detail or "")

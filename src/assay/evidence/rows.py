@@ -100,6 +100,9 @@ class SendReceipt(Frozen):
     """The ``dvc repro`` that ran the send stage asked for other runs only
     (``assay.pipeline.requested``): nothing was decided for this run here, and its execute
     stage sends it (no calls)."""
+    refused: str | None = None
+    """Why nothing was sent for this run (a check before sending failed, its server did not
+    start: one line); the other runs went on, and the next ``dvc repro`` tries it again."""
 
 
 class SentPromptRow(Frozen):
@@ -138,6 +141,7 @@ MISSING_STATE_OF: dict[str, MissingState] = {
     "not-executed": "not-run",
     "excluded": "excluded",
     "budget-halted": "halted",
+    "halted": "halted",
     "provider-error": "halted",
     "identity-mismatch": "halted",
     "interrupted": "halted",

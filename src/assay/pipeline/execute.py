@@ -34,7 +34,7 @@ from assay.chain_prompts import ChainRenderer
 from assay.digest import sha256_hex
 from assay.errors import EvidenceError
 from assay.evidence import CallRecord, SentPromptRow
-from assay.execute import FREE_ATTEMPTS, Executor, call_key, record_for, retryable
+from assay.execute import FREE_ATTEMPTS, HALTED, Executor, call_key, record_for, retryable
 from assay.ledger import Ledger, LedgerState
 from assay.params import Params
 from assay.pipeline.layout import repro_command
@@ -76,15 +76,21 @@ class Executed(Frozen):
         return tuple(r for r in self.records if retryable(r))
 
     def retry_message(self) -> str:
+        """What stopped a free run's calls, and that the next ``dvc repro`` sends them again."""
         retry = self.retry_due
-        failed = [r for r in retry if r.status != "budget-halted"] or list(retry)
+        failed = [r for r in retry if r.status not in HALTED] or list(retry)
         first = failed[0]
+        halting = next((r for r in self.records if r.halt), None)
+        stopped = (
+            f"halted after {halting.reason} on {halting.cell_id} step {halting.step}; "
+            if halting is not None
+            else ""
+        )
         return (
-            f"run {self.run!r}: {len(retry)} calls of this free run were not answered (first: "
-            f"{first.cell_id} step {first.step}, {first.reason}); a free model costs nothing to "
-            f"retry, so the next `{repro_command(self.api_key_env)}` sends them again (at most "
-            f"{FREE_ATTEMPTS} attempts "
-            "per call)"
+            f"run {self.run!r}: {stopped}{len(retry)} calls of this free run were not answered "
+            f"(first: {first.cell_id} step {first.step}, {first.reason}); a free model costs "
+            f"nothing to retry, so the next `{repro_command(self.api_key_env)}` sends them again "
+            f"(at most {FREE_ATTEMPTS} attempts per call)"
         )
 
     @property
@@ -169,6 +175,18 @@ def awaiting(plan: Plan) -> list[CallRecord]:
         record_for(plan, c, step, "excluded", reason=c.excluded)
         if c.excluded
         else record_for(plan, c, step, "not-run", reason="awaiting-authorization")
+        for c in plan.cells
+        for step in range(1, c.steps + 1)
+    ]
+
+
+def unsent(plan: Plan, reason: str) -> list[CallRecord]:
+    """Every call of a run the send stage refused before sending anything: ``not-run`` with
+    ``reason``, or ``excluded`` for a cell the plan leaves out."""
+    return [
+        record_for(plan, c, step, "excluded", reason=c.excluded)
+        if c.excluded
+        else record_for(plan, c, step, "not-run", reason=reason)
         for c in plan.cells
         for step in range(1, c.steps + 1)
     ]

@@ -11,8 +11,10 @@ stage is among them.
 Every run is asked for when there are no targets (``dvc repro``: ``dvc.yaml`` and everything
 upstream of it), when the send stage itself is a target, with ``--all-pipelines``, and when the
 stage was not started by a ``dvc repro`` or ``dvc exp run`` command line (DVC's Python API, a
-queued experiment): that is DVC's own reading of the pipeline, the send stage's outputs being
-every run's receipt.
+queued experiment run by ``dvc exp run --run-all``, whose targets were given to ``--queue``):
+that is DVC's own reading of the pipeline, the send stage's outputs being every run's receipt.
+``dvc exp run TARGET`` (``--temp`` included) is read as ``dvc repro TARGET``: it takes the same
+arguments but ``--glob``.
 """
 
 from __future__ import annotations
@@ -101,8 +103,10 @@ def requested_by(arguments: Sequence[str], folder: Path, runs: Sequence[str]) ->
     from dvc.repo import Repo
     from dvc.repo.reproduce import collect_stages, get_active_graph, plan_repro
 
+    # `dvc exp run` takes `dvc repro`'s arguments but `--glob` (which only `dvc repro` has)
+    glob = getattr(args, "glob", False)
     with contextlib.chdir(folder), Repo(os.fspath(folder)) as repo:
-        stages = collect_stages(repo, args.targets, recursive=args.recursive, glob=args.glob)
+        stages = collect_stages(repo, args.targets, recursive=args.recursive, glob=glob)
         steps = (
             stages
             if args.single_item
@@ -128,7 +132,14 @@ def requested_runs(runs: Sequence[str]) -> Requested:
     if found is None:
         return EVERY_RUN
     arguments, folder = found
-    return requested_by(arguments, folder, runs)
+    return requested_by(arguments, targets_folder(folder, Path.cwd()), runs)
+
+
+def targets_folder(folder: Path, stage_root: Path) -> Path:
+    """Where the command's targets are read: the folder it was typed in, unless the stage runs
+    in another workspace (``dvc exp run --temp`` and queued experiments run in a copy under
+    ``.dvc/tmp/exps``, with the experiment's params.yaml): then that copy's root."""
+    return folder if folder.resolve().is_relative_to(stage_root.resolve()) else stage_root
 
 
 def how_to_send(run: str, api_key_env: str | None) -> str:

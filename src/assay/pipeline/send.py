@@ -17,9 +17,18 @@ that receipt and the responses in the run's ledger into its ``cells`` table and 
 - Every check before sending (the authorization, a spendable ledger, a current plan, the
   pre-flight) runs for every run first, one at a time; all but the pre-flight run again, on
   params.yaml read again, when the run's turn to send comes. A run that fails one sends nothing
-  and the others still send; the stage then fails, one ``assay:`` line per failed run, so DVC
-  records nothing and the next ``dvc repro`` runs it again: a paid run that began is reported
-  from its ledger and never resumed, a free one resumes.
+  and the others still send.
+- A free run never stops the others' evidence: the stage writes a receipt for every run: its
+  calls (a halted run's included), or why nothing was sent (``refused``). It prints one
+  ``assay:`` line per run that stopped short (a halt, a refusal), and each run's report says
+  the same, with the next step. Only a paid run refused before sending (an authorization, a
+  ledger or a plan that changed, a failed pre-flight: an alarm about money) fails the stage,
+  once every other run's receipt is written, as before. DVC runs the stage on every
+  ``dvc repro`` (``always_changed`` in dvc.yaml: what it reads, the ledgers and the provider
+  keys, lives outside DVC), so the next ``dvc repro`` tries a refused run again and resends a
+  free run's unanswered calls; a paid run that began is reported from its ledger and never
+  resumed. A run whose state did not change gets the same receipt bytes, so nothing after it
+  re-runs.
 - A kill (even ``kill -9``) leaves each run's ledger as a kill of a single run does: an intent
   without outcome is ``interrupted`` and never sent again.
 """
@@ -34,7 +43,10 @@ from contextlib import ExitStack
 from pathlib import Path
 
 from assay import evidence
+from assay.authorize import SpendRefused
 from assay.errors import AssayError
+from assay.execute import REFUSED_PREFIX, Executor
+from assay.ledger import Ledger
 from assay.params import Params
 from assay.pipeline.execute import (
     Admitted,
@@ -45,6 +57,7 @@ from assay.pipeline.execute import (
     provider_factory,
     receipt,
     send,
+    unsent,
 )
 from assay.pipeline.plan import make_plan
 from assay.pipeline.requested import EVERY_RUN, Requested, how_to_send
@@ -65,14 +78,33 @@ class Sent(Frozen):
     deferred_by: str | None = None
     """The DVC command that asked for other runs only: nothing was decided for this one here
     (its execute stage sends it)."""
+    paid: bool = False
 
     @property
     def failure(self) -> str | None:
-        """Why the stage fails for this run (``None``: it does not)."""
+        """Why the stage fails for this run: a paid run refused before sending (its
+        authorization, ledger or plan changed, a pre-flight check failed) is an alarm about
+        money that a person answers, so the stage fails once every other run's receipt is
+        written. A free run never fails it (its report says why it stopped)."""
+        return self.refused if self.paid else None
+
+    @property
+    def refused(self) -> str | None:
+        """Why nothing was sent for this run (``None``: it was decided)."""
         if self.error is not None:
             return self.error
         if self.executed is not None and self.executed.refused:
             return self.executed.refusal()
+        return None
+
+    @property
+    def warning(self) -> str | None:
+        """What the stage says on stderr of a run that stopped short: why nothing was sent, or
+        which calls the next ``dvc repro`` sends again (``None``: nothing to say). Only a paid
+        run's refusal fails the stage (:attr:`failure`); otherwise the other runs' evidence and
+        reports go on."""
+        if self.refused is not None:
+            return self.refused
         if self.executed is not None and self.executed.retry_due:
             return self.executed.retry_message()
         return None
@@ -173,6 +205,16 @@ def deferred_receipt(run_id: str, params: Params) -> evidence.SendReceipt:
     )
 
 
+def refused_receipt(run_id: str, params: Params, refused: str) -> evidence.SendReceipt:
+    return evidence.SendReceipt(
+        run=run_id,
+        plan_hash=evidence.read_plan(run_id).hash,
+        ledger_root=params.ledger_root,
+        calls=(),
+        refused=refused,
+    )
+
+
 def execute_stage(
     run_id: str,
     params: Params,
@@ -184,10 +226,13 @@ def execute_stage(
 ) -> Sent:
     """The ``execute`` stage: the run's cells from its receipt and ledger
     (:func:`assay.pipeline.execute.collect`). A run the send stage deferred is sent here first,
-    alone, through the same checks; a failure writes nothing (the stage fails, so the next
-    ``dvc repro`` tries again)."""
+    alone, through the same checks. A run refused before sending anything gets ``not-run``
+    cells that say why (:func:`unsent_cells`), so its report does and the other runs go on."""
     receipt_file = evidence.receipt_file(run_id)
-    if not (receipt_file.is_file() and evidence.read_receipt(run_id).deferred):
+    found = evidence.read_receipt(run_id) if receipt_file.is_file() else None
+    if found is not None and found.refused is not None:
+        return unsent_cells(run_id, params, found.refused)
+    if found is None or not found.deferred:
         # the checks before any read of the receipt: a refusal names itself, not a missing file
         return Sent(
             run=run_id, executed=Executed(run=run_id, records=tuple(collect(run_id, params)))
@@ -198,9 +243,42 @@ def execute_stage(
     if unexpected is not None:
         raise unexpected
     (entry,) = sent
-    if entry.failure is None and entry.executed is not None:
+    if entry.failure is not None:
+        return entry  # a paid run refused: the stage fails and writes nothing
+    if entry.refused is not None:
+        return unsent_cells(run_id, params, entry.refused)
+    if entry.executed is not None:
         collect(run_id, params, records=entry.executed.records)
     return entry
+
+
+def unsent_cells(run_id: str, params: Params, refused: str) -> Sent:
+    """The cells of a free run nothing was sent for this time: what its ledger holds (from
+    earlier invocations), every other call ``not-run`` with the refusal as its reason, so its
+    report says why and the other runs go on. A paid run's refusal is raised: the stage fails
+    (:attr:`Sent.failure`) and DVC keeps the cells it has."""
+    plan = evidence.read_plan(run_id)
+    if plan.budget.paid:
+        raise SpendRefused(refused)
+    ledger = Ledger.at(Path(params.ledger_root), run_id, plan.hash)
+    reason = REFUSED_PREFIX + " ".join(refused.split())  # one line
+    if ledger.state().outcomes:
+        records = Executor(plan, ledger, {}, _no_provider).settle(reason)
+    else:
+        records = unsent(plan, reason)
+    evidence.write_table(evidence.CELLS, run_id, records)
+    evidence.write_table(evidence.PROMPT_TEXTS, run_id, [])
+    return Sent(run=run_id, executed=Executed(run=run_id, records=tuple(records)), error=refused)
+
+
+def _paid(run_id: str, admitted: Mapping[str, Admitted]) -> bool:
+    entry = admitted.get(run_id)
+    plan = entry.plan if entry is not None else evidence.read_plan(run_id)
+    return plan.budget.paid
+
+
+def _no_provider() -> Provider:
+    raise AssertionError("settling a run from its ledger sends nothing")
 
 
 def _send_runs(
@@ -214,8 +292,9 @@ def _send_runs(
     reload: Callable[[], Params] | None,
 ) -> tuple[list[Sent], list[evidence.SendReceipt], Exception | None]:
     """Send ``run_ids`` (runs in parallel, each sequential): one entry per run in the given
-    order, the receipts of the runs that did not fail, and a fault that is not assay's own
-    raised in one run's thread (the caller raises it once the others' receipts are written).
+    order, the receipt of every run (a refused free run's says why; a refused paid run, which
+    fails the stage, and a run whose thread raised a fault that is not assay's own have none),
+    and that fault (the caller raises it once the others' receipts are written).
     With ``reload`` (params.yaml read again), a run is admitted again when its turn to send
     comes, so a revocation while it waited for its key's cap is heeded."""
     admitted: list[Admitted] = []
@@ -268,12 +347,18 @@ def _send_runs(
             errors[run_id] = str(exc)
         except Exception as exc:  # noqa: BLE001 - a fault in one run's thread: re-raised by the caller
             unexpected = unexpected or exc
-    receipts = [
-        receipt(by_run[run_id], executed)
-        for run_id, executed in done.items()
-        if not executed.refused
+    sent = [
+        Sent(run=r, executed=done.get(r), error=errors.get(r), paid=_paid(r, by_run))
+        for r in run_ids
     ]
-    sent = [Sent(run=r, executed=done.get(r), error=errors.get(r)) for r in run_ids]
+    receipts = [
+        receipt(by_run[entry.run], entry.executed)
+        if entry.refused is None and entry.executed is not None
+        else refused_receipt(entry.run, params, entry.refused or "not sent")
+        for entry in sent
+        # none for a paid run refused (the stage fails) or a run whose thread raised a fault
+        if entry.failure is None and (entry.executed is not None or entry.error is not None)
+    ]
     return sent, receipts, unexpected
 
 

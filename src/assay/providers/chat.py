@@ -93,6 +93,10 @@ class ChatCompletionsAdapter:
         """Who served the answer, as the body says: generation id, model, provider."""
         return _identity_fields(data, header_id)
 
+    def read_timeout(self) -> bool:
+        """Whether the profile's ``timeout_seconds`` limits the wait for a response."""
+        return True
+
     def prove_no_charge(self, client: httpx.Client, generation_id: str) -> str | None:
         """Evidence that this generation cost nothing, from a free call; else ``None``."""
         return None
@@ -104,7 +108,7 @@ class ChatCompletionsAdapter:
         if cap is not None and len(payload) > cap:
             return decide("request-too-large", detail=f"{len(payload)} bytes, cap {cap}")
         headers = {**self.auth_headers(), "Content-Type": "application/json"}
-        with make_client(self.profile) as client:
+        with make_client(self.profile, read_timeout=self.read_timeout()) as client:
             got = exchange(
                 client,
                 "POST",

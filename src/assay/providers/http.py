@@ -60,12 +60,14 @@ def _tls_context() -> ssl.SSLContext:
     return httpx.create_ssl_context()
 
 
-def make_client(profile: ModelProfile) -> httpx.Client:
+def make_client(profile: ModelProfile, *, read_timeout: bool = True) -> httpx.Client:
+    """A client for one exchange; ``read_timeout=False``: wait for the response as long as the
+    server takes (a local model's server, whose death ends the read: ``providers.local``)."""
     return httpx.Client(
         transport=httpx.HTTPTransport(retries=0, verify=_tls_context()),
         timeout=httpx.Timeout(
             connect=profile.connect_timeout_seconds,
-            read=profile.timeout_seconds,
+            read=profile.timeout_seconds if read_timeout else None,
             write=profile.timeout_seconds,
             pool=profile.connect_timeout_seconds,
         ),

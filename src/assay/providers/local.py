@@ -3,8 +3,10 @@
 The adapter starts its server (``assay.local.managed``) when the run's first call is made and
 stops it when the run is done (:meth:`LocalProvider.close`); in between every call is one HTTP
 request to it on 127.0.0.1, read like any OpenAI-compatible answer (``assay.providers.chat``).
-A call that fails because the server ended (killed, out of memory, crashed) halts the run
-(``local-server-exited``); the server is never restarted within a run's invocation.
+A call waits as long as the model takes, with no read timeout (:meth:`LocalProvider.read_timeout`
+says why); a call that fails because the server ended (killed, out of memory, crashed) ends at
+once and halts the run (``local-server-exited``); the server is never restarted within a run's
+invocation.
 
 - ``prompting: chat`` sends the prompt as the user message to ``/chat/completions``; with an
   ``answer_prefix``, an assistant message holding it follows, which the server continues (the
@@ -87,6 +89,24 @@ class LocalProvider(ChatCompletionsAdapter):
 
     def close(self) -> None:
         self.server.stop()
+
+    def read_timeout(self) -> bool:
+        """No read timeout: a call waits as long as the model generates (``timeout_seconds``
+        does not apply to a local profile).
+
+        Why: the time a local call takes is the model's speed on this machine times the prompt
+        and the answer (a 2,400-token prompt took 60-75 s of prompt evaluation alone for a 1.5B
+        model on two shared cores, before any token was generated), so any fixed limit either
+        halts a slow model's every call or is meaningless for a fast one, and a limit derived
+        from a measured speed would change with the machine's load. A timeout exists to give up
+        on a server that may never answer; this one is ours. When it ends (killed, out of
+        memory, crashed), the kernel closes its end of the connection and the read in flight
+        ends at once, and :meth:`complete` names the cause from its exit status
+        (``local-server-exited``). What is left is a server alive but stuck: the person running
+        the stage sees no progress and stops it, and an intent without outcome of a free run is
+        sent again. Remote providers keep ``timeout_seconds``.
+        """
+        return False
 
     def complete(self, request: ProviderRequest) -> ProviderResult:
         """One call; a call that failed because the server is gone halts the run (the next

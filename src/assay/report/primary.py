@@ -15,6 +15,7 @@ from typing import Any
 
 import duckdb
 
+from assay.records import SEND_REFUSED
 from assay.report.database import query_text
 from assay.report.denominators import (
     arm_rates,
@@ -164,6 +165,7 @@ def build_reports(
                 stops.get(run["run"], []),
                 halts.get(run["run"]),
                 retries.get(run["run"], []),
+                free=run["authorization"] == "free",
             ),
             "outcome_counts": counts.get(run["run"], []),
             "subjects": subjects.get(run["run"], []),
@@ -188,9 +190,13 @@ def stopped(
     causes: list[dict[str, Any]],
     first: dict[str, Any] | None,
     retried: list[dict[str, Any]],
+    *,
+    free: bool = False,
 ) -> dict[str, Any]:
-    """Why a run stopped, in words: the halt, the first failing call and its cause, the calls
-    counted by cause, the retried calls, and reported spend above what was reserved."""
+    """Why a run stopped, in words: the halt, the first failing call and its cause, what comes
+    next (a free run's next ``dvc repro`` sends what was not answered; a paid run is never
+    resumed), the calls counted by cause, the retried calls, and reported spend above what was
+    reserved."""
     calls = sum(row["calls"] for row in execution)
     completed = sum(row["calls"] for row in execution if row["status"] == "completed")
     reserved = sum(row["reserved_usd"] or 0 for row in execution)
@@ -201,6 +207,22 @@ def stopped(
             f"Halted after call `{first['cell_id']}` step {first['step']} "
             f"(`{first['reason']}`): {first['detail'] or first['status']}. Every later call was "
             "not sent."
+        )
+        if free:  # no budget was involved
+            summary += (
+                " A free run costs nothing to retry: the next `uv run dvc repro` sends the "
+                "calls not answered again (a call that failed three times is final)."
+            )
+        else:
+            summary += (
+                " A paid run is never resumed: find the cause, then plan and authorize a fresh "
+                "run (a new run id) with its own budget."
+            )
+    elif any(c["cause"] == SEND_REFUSED for c in causes):
+        summary = (
+            "Nothing was sent this time: a check before sending refused the run (each call's "
+            "reason says why; the send stage printed it). Fix the cause; the next `dvc repro` "
+            "tries again."
         )
     elif ceiling is not None:
         summary = (
