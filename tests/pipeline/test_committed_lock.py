@@ -17,13 +17,9 @@ from tests.conftest import make_repo
 pytestmark = pytest.mark.dvc
 
 FIRST_RUN_CREATES = {"deleted", "not in cache"}
-ALWAYS_CHANGED = "always changed"
-"""The send stage runs on every `dvc repro` (dvc.yaml says why): DVC always lists it."""
 
 
 def _created_by_the_first_run(change: Any) -> bool:
-    if change == ALWAYS_CHANGED:
-        return True
     if not isinstance(change, dict) or not set(change) <= {"changed outs", "changed deps"}:
         return False
     outs = change.get("changed outs", {})

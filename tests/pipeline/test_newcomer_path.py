@@ -52,10 +52,6 @@ def _assay(repo: Repo, *args: str):
     return repo.run(str(BIN / "assay"), *args, check=False)
 
 
-ALWAYS_CHANGED = ["send:", "always", "changed"]
-"""What `dvc status` says of a studied repository: the send stage runs on every `dvc repro`."""
-
-
 def _changed_stages(repo: Repo) -> str:
     return repo.dvc("status").stdout
 
@@ -68,7 +64,9 @@ def studied(study: Study, tmp_path_factory: pytest.TempPathFactory) -> Repo:
     for bytecode in list((repo.path / "src").rglob("__pycache__")):
         shutil.rmtree(bytecode)
     repo.env["PYTHONDONTWRITEBYTECODE"] = "1"
-    assert _changed_stages(repo).split() == ALWAYS_CHANGED, _changed_stages(repo)
+    assert _changed_stages(repo).strip() in ("", "Data and pipelines are up to date."), (
+        _changed_stages(repo)
+    )
     return repo
 
 
@@ -168,4 +166,6 @@ def test_sql_answers_queries_and_the_cli_leaves_dvc_status_clean(studied):
     assert _assay(studied, "check").returncode == 0
     assert list((studied.path / "src" / "assay").rglob("__pycache__")), "no bytecode written"
     studied.run("python", "-c", "import assay.fixtures.scenarios, assay.pipeline.report")
-    assert _changed_stages(studied).split() == ALWAYS_CHANGED, _changed_stages(studied)
+    assert _changed_stages(studied).strip() in ("", "Data and pipelines are up to date."), (
+        _changed_stages(studied)
+    )

@@ -30,6 +30,13 @@ def code_dir() -> Path:
     return DATA / "code"
 
 
+def resend_file(ledger_root: str | Path) -> Path:
+    """``<ledger_root>/resend.json``: the free runs left with calls unanswered, each with a fresh
+    token (``assay.pipeline.resend``); a dependency of the ``send`` stage, created by the
+    ``params`` stage."""
+    return Path(ledger_root) / "resend.json"
+
+
 def params_check_file() -> Path:
     """Written by the ``params`` stage once params.yaml is valid (its bytes never change); the
     stages that read no section depend on it, so they too run only after the check."""

@@ -17,7 +17,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from assay.evidence.paths import params_check_file, params_dir
+from assay.evidence.paths import params_check_file, params_dir, resend_file
 from assay.params import read_params_yaml, validate_params
 from assay.pipeline.derived_files import replace_files
 
@@ -44,6 +44,10 @@ def publish(raw: Mapping[str, Any], folder: Path) -> list[Path]:
 
 def run(path: Path = Path("params.yaml")) -> None:
     raw = read_params_yaml(path)
-    validate_params(raw, path=path)  # every problem, one line each, before anything is written
+    valid = validate_params(raw, path=path)  # every problem, one line each, before any write
     publish(raw, params_dir())
+    resend = resend_file(valid.ledger_root)  # the send stage's dependency, before it runs
+    if not resend.exists():  # nothing to send again yet (assay.pipeline.resend)
+        resend.parent.mkdir(parents=True, exist_ok=True)
+        resend.write_text("{}\n", encoding="utf-8")
     params_check_file().write_text("params.yaml is valid\n", encoding="utf-8")

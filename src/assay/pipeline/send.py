@@ -23,10 +23,11 @@ that receipt and the responses in the run's ledger into its ``cells`` table and 
   ``assay:`` line per run that stopped short (a halt, a refusal), and each run's report says
   the same, with the next step. Only a paid run refused before sending (an authorization, a
   ledger or a plan that changed, a failed pre-flight: an alarm about money) fails the stage,
-  once every other run's receipt is written, as before. DVC runs the stage on every
-  ``dvc repro`` (``always_changed`` in dvc.yaml: what it reads, the ledgers and the provider
-  keys, lives outside DVC), so the next ``dvc repro`` tries a refused run again and resends a
-  free run's unanswered calls; a paid run that began is reported from its ledger and never
+  once every other run's receipt is written, as before. A free run left with calls
+  unanswered (or refused) gets a fresh token in ``<ledger_root>/resend.json`` from its execute
+  stage (``assay.pipeline.resend``), a dependency of this stage, so the next ``dvc repro``
+  runs it again: it tries a refused run again and resends the unanswered calls; a ``dvc repro``
+  with nothing left runs nothing. A paid run that began is reported from its ledger and never
   resumed. A run whose state did not change gets the same receipt bytes, so nothing after it
   re-runs.
 - A kill (even ``kill -9``) leaves each run's ledger as a kill of a single run does: an intent
