@@ -41,7 +41,7 @@ def test_statuses_follow_the_evidence(tmp_path):
     )
     (data / "plan" / "sim-follower-v1").mkdir(parents=True)
     (data / "plan" / "sim-follower-v1" / "plan.sha256").write_text("cd" * 32 + "\n")
-    (data / "execute" / "gemma-270m-v1").mkdir(parents=True)  # a free run halted by its server
+    (data / "execute" / "qwen-v1").mkdir(parents=True)  # a free run halted by its server
     pq.write_table(
         pa.table(
             {
@@ -54,10 +54,10 @@ def test_statuses_follow_the_evidence(tmp_path):
                 "step": [1, 1, 1],
             }
         ),
-        data / "execute" / "gemma-270m-v1" / "cells.parquet",
+        data / "execute" / "qwen-v1" / "cells.parquet",
     )
     statuses = {s.run: s for s in run_statuses(load_params(ROOT / "params.yaml"), data)}
-    assert statuses["gemma-270m-v1"].status == (
+    assert statuses["qwen-v1"].status == (
         "executed: 1 completed, 1 halted, 1 provider-error (halted after local-server-exited on "
         "s/clean/r1 step 1; the next `dvc repro` tries again)"
     )
