@@ -70,5 +70,5 @@ def test_a_stage_with_missing_input_says_one_line(tmp_path: Path) -> None:
     )
     assert result.returncode == 1
     assert result.stderr == (
-        "assay: data/execute/r1/cells.parquet is missing: run `uv run dvc repro` first\n"
+        "assay: data/plan/r1/plan.json is missing: run `uv run dvc repro` first\n"
     )

@@ -224,7 +224,7 @@ def test_a_resealed_change_of_a_candidate_is_caught_by_re_extracting(bundles):
     _reseal(bundle)
     result = verify_bundle(bundle)
     assert result.path == f"data/extract/{RUN}/candidates.parquet", result.line()
-    assert "extraction v2" in result.reason
+    assert "extraction v3" in result.reason
 
 
 def test_a_resealed_change_of_a_response_text_is_caught_against_the_ledger(bundles):

@@ -17,6 +17,8 @@ from tests.conftest import make_repo
 pytestmark = pytest.mark.dvc
 
 FIRST_RUN_CREATES = {"deleted", "not in cache"}
+RESEND = "ledger/resend.json"
+"""The send stage's dependency outside data/, which the params stage creates (assay.pipeline.resend)."""
 
 
 def _created_by_the_first_run(change: Any) -> bool:
@@ -25,7 +27,8 @@ def _created_by_the_first_run(change: Any) -> bool:
     outs = change.get("changed outs", {})
     deps = change.get("changed deps", {})
     return set(outs.values()) <= FIRST_RUN_CREATES and all(
-        path.startswith("data/") and state == "deleted" for path, state in deps.items()
+        (path.startswith("data/") or path == RESEND) and state == "deleted"
+        for path, state in deps.items()
     )
 
 

@@ -162,7 +162,8 @@ def test_sql_answers_queries_and_the_cli_leaves_dvc_status_clean(studied):
     listed = _assay(studied, "run", "list")
     assert listed.returncode == 0
     (row,) = [line for line in listed.stdout.splitlines() if line.startswith(RUN)]
-    assert row.split()[:5] == [RUN, "sim-follower", "v1", "executed:", cells] and "free" in row
+    assert row.split()[:6] == [RUN, "sim-follower", "simulated", "v1", "executed:", cells]
+    assert "free" in row
     assert _assay(studied, "check").returncode == 0
     assert list((studied.path / "src" / "assay").rglob("__pycache__")), "no bytecode written"
     studied.run("python", "-c", "import assay.fixtures.scenarios, assay.pipeline.report")

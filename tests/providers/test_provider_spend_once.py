@@ -75,7 +75,8 @@ def test_changed_ledger_root_sends_nothing(paid: Repo, paid_server: LocalServer)
 
     # the ledger carried to the new root with it (a backup disk): it has begun, so the run is
     # reported from it and nothing is sent
-    shutil.move(paid.path / "ledger", paid.path / "ledger-moved")
+    # (the run's folder: the new root already holds the resend.json its params stage made)
+    shutil.move(paid.path / "ledger" / RUN, paid.path / "ledger-moved" / RUN)
     paid.dvc("repro", address("execute", RUN))
     assert len(paid_server.requests) == seen
     assert Counter(row["status"] for row in cells(paid)) == {"completed": REQUESTS}
@@ -105,7 +106,8 @@ def test_second_clone_cannot_spend_the_authorization_again(
     assert reauthorized.returncode == 2
     assert "was already authorized" in reauthorized.stderr
     assert "declare a new run id and authorize it" in reauthorized.stderr
-    assert not (clone.path / "ledger").exists()
+    # no ledger of the run (the ledger root holds only resend.json, which the params stage made)
+    assert not (clone.path / "ledger" / RUN).exists()
     assert len(paid_server.requests) == seen
 
 
@@ -220,7 +222,8 @@ def test_ceiling_that_cannot_finish_is_stated_and_needs_accept_partial(
     )
     assert refused.returncode == 2 and admits in refused.stderr
     assert "--accept-partial" in refused.stderr
-    assert not (paid.path / "ledger").exists()
+    # no ledger of the run (the ledger root holds only resend.json, which the params stage made)
+    assert not (paid.path / "ledger" / RUN).exists()
     paid.run(
         "python", "-m", "assay.cli", "authorize", RUN, "--plan-hash", plan_hash, "--accept-partial"
     )
