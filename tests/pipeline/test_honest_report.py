@@ -118,7 +118,7 @@ def test_page_qualifiers_provenance_links_and_paired_view(studied: Repo) -> None
         )
         # the awaiting run's row shows no rate (its cells wrap: the row, not a line of text)
         row = p.locator("#headline tbody tr", has_text="haiku-v1").first.inner_text()
-        assert re.search(r"haiku-v1\s.*—", row, re.S)
+        assert re.search(r"haiku-v1\s.*—", row, re.DOTALL)
         assert "descriptive only (2 of 10)" in p.inner_text("body")
         browser.follow("#run-haiku-context a:text('2 cells at ctx-90')")
         cells = p.locator("#cell-table tbody tr")
