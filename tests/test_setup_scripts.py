@@ -1,6 +1,6 @@
 """scripts/setup (what scripts/study and scripts/test run first), on this machine, without touching
 the shared Docker engine: a second engine on its own socket, data root, exec root and pid file
-is started and then reused as is; a user without root gets one paragraph saying what is missing
+is started by the whole setup, outlives it, and is then reused as is; a user without root gets one paragraph saying what is missing
 and what to run."""
 
 from __future__ import annotations
@@ -109,10 +109,13 @@ def test_starts_a_missing_engine_with_networking_disabled_then_reuses_it(scratch
         Path("/var/run/docker.pid").read_text() if Path("/var/run/docker.pid").exists() else None
     )
     try:
-        started = _setup("engine", env)
+        # the whole setup, as scripts/study and scripts/test run it: the engine it starts outlives
+        # it (its exit ends its own background jobs, which the engine must not be one of)
+        started = _setup("study", env)
         assert started.returncode == 0, (started.stderr, (scratch / "dockerd.log").read_text())
         assert "starting a Docker engine" in started.stderr
         pid = int(pidfile.read_text())
+        assert Path(f"/proc/{pid}").exists(), "the engine ended with the setup that started it"
         command_line = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
         for flag in ENGINE_FLAGS.split()[1:]:
             assert flag.encode() in command_line
