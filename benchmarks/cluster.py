@@ -6,7 +6,7 @@
 Work: a scenario's references (both) and a known-wrong implementation on every sandboxed arm
 (v1: 72 cells), as sandboxed cells (what the correctness stage sends to the cluster) and as metric
 items (what the measure stage sends). For each worker count, a real ``dask scheduler`` and that
-many ``dask worker`` processes on 127.0.0.1 (as README "Scale out" starts them), each worker
+many ``dask worker`` processes on 127.0.0.1 (as docs/scale.md, "Start a cluster", starts them), each worker
 with ``--threads`` threads and ``--slots`` sandbox slots; the library functions the stages call
 (``evaluate_on_cluster``, ``measure_on_cluster``) run the work after a warm-up of two cells and
 two items (plugin checks, imports, tool start-up). Every cluster result must equal the local

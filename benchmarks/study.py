@@ -5,8 +5,7 @@
 1. ``git clone`` of this repository's HEAD into a temporary folder (untracked and uncommitted
    files are not part of a clone), as a user gets it: the committed dvc.lock files, no outputs,
    so every stage runs.
-2. ``uv sync --frozen --compile-bytecode`` and ``npm ci --prefix tools`` there (the README's
-   setup; timed, reported apart).
+2. ``uv sync --frozen --compile-bytecode`` and ``npm ci --prefix tools`` there (docs/setup.md; timed, reported apart).
 3. ``uv run dvc repro`` of the default ``params.yaml``, timing every stage from DVC's
    ``Running stage`` lines (DVC runs stages one after another), and printing the time and
    count of stages per stage kind. The send stage's time is split in two: *local generation*
@@ -174,7 +173,7 @@ def experiment(cwd: Path, env: dict[str, str], setting: str) -> None:
         cwd=cwd, env={**env, "COLUMNS": "200"}, check=True, capture_output=True, text=True,
     ).stdout  # fmt: skip
     widest = max((len(line) for line in shown.splitlines()), default=0)
-    print(f"  dvc exp show --only-changed (README recipe): {widest} characters wide")
+    print(f"  dvc exp show --only-changed (docs/experiments.md recipe): {widest} characters wide")
 
 
 def main() -> None:

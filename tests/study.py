@@ -1,5 +1,5 @@
 """One run of the default study, shared by every test that only reads it (the ``study`` fixture
-in tests/conftest.py; README.md, "Test", says how to use it).
+in tests/conftest.py; docs/testing.md says how to use it).
 
 The default params.yaml with every scenario on two subjects and every run at one repeat, through
 one real ``dvc repro`` in a throwaway repository: about 4 minutes on an idle 2-core machine,

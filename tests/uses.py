@@ -3,7 +3,7 @@ every test marked with one of them, so a missing marker would put a DVC run or a
 the fast tier. So a test that uses one unmarked fails, naming the marker to add. What it uses is
 seen where it happens: an audit hook watches every process a test starts (``dvc``, ``dockerd``,
 Playwright's browser driver) and every connection to the Docker engine's socket; the DVC API and
-Dask clusters call :func:`uses` where tests start them. See README.md, "Test"."""
+Dask clusters call :func:`uses` where tests start them. See docs/testing.md."""
 
 from __future__ import annotations
 
@@ -74,7 +74,7 @@ def check() -> None:
         lines = [f"{what}: mark it @pytest.mark.{mark}" for mark, what in sorted(_unmarked.items())]
         _unmarked.clear()
         pytest.fail(
-            f"{_current[0].nodeid} uses what it is not marked for (README.md, Test):\n"
+            f"{_current[0].nodeid} uses what it is not marked for (docs/testing.md):\n"
             + "\n".join(lines),
             pytrace=False,
         )

@@ -1,5 +1,5 @@
-"""Through real ``dvc repro``: ``compute.scheduler`` pointing at a Dask cluster started as the
-README's "Scale out" section says (``dask scheduler``, ``dask worker``) gives the same evidence
+"""Through real ``dvc repro``: ``compute.scheduler`` pointing at a Dask cluster started as
+docs/scale.md, "Start a cluster", says (``dask scheduler``, ``dask worker``) gives the same evidence
 and reports, byte for byte, as the local run, with cells and measurements done by each of its two
 workers; an unreachable scheduler fails the stage in one line."""
 

@@ -123,7 +123,7 @@ def test_metrics_are_a_short_headline(study: Study) -> None:
     assert set(metrics) == set(study.params["runs"])
     subjects = len(study.params["subject_subset"]["v1"])  # every one complete
     assert (
-        len(metrics[RUN]) <= 16  # sixteen headline numbers at most (README)
+        len(metrics[RUN]) <= 16  # sixteen headline numbers at most (docs/reports.md)
         and metrics[RUN]["simulated"] == 1
         and metrics[RUN]["complete"] == subjects
     )
@@ -211,11 +211,11 @@ def _check_plots_diff(repo: Repo) -> None:
 
 
 def _readme_experiment_recipe() -> list[list[str]]:
-    """The README's experiment commands, as written (``uv run dvc …`` lines of the block that
-    starts with ``dvc exp run``), split like a shell would; comments dropped."""
+    """The experiment commands of docs/experiments.md, as written (``uv run dvc …`` lines of the
+    block that starts with ``dvc exp run``), split like a shell would; comments dropped."""
     import shlex
 
-    lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    lines = (ROOT / "docs" / "experiments.md").read_text(encoding="utf-8").splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("    uv run dvc exp run"))
     block = []
     for line in lines[start:]:

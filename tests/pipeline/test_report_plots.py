@@ -93,7 +93,7 @@ def test_plots_alone_and_under_diff(tmp_path: Path) -> None:
 
 
 def test_dvc_plots_show_draws_offline_with_every_missing_state(tmp_path: Path) -> None:
-    """Plain ``dvc plots show``, as the README says, with the repository's configuration: the
+    """Plain ``dvc plots show``, as docs/reports.md says, with the repository's configuration: the
     page it writes draws both plots from the inline template without a single request beyond
     the file, and the verdict plot's legend has one entry per outcome, missing states too."""
     from tests.report.browser import DVC_PLOTS_DRAWN, open_page

@@ -82,7 +82,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add.add_argument("--model", help="a profile declared under params.yaml: models")
     add.add_argument(
         "--scenario",
-        help="a scenario: built-in (the README's Scenarios table) or declared (assay new-scenario)",
+        help="a scenario: built-in (docs/scenarios.md) or declared (assay new-scenario)",
     )
     add.add_argument("--repeats", type=int, default=None, help="repeats per cell, 1-20 (default 2)")
     add.add_argument(
