@@ -73,6 +73,11 @@ class Source(Frozen):
     import_name: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
+PINNED = {"project", "version", "sha256", "licence"}
+"""What a slice's provenance repeats of its pinned source (the import name is the slice's
+business only)."""
+
+
 class SliceSpec(Frozen):
     name: str = Field(pattern=r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
     source: str
@@ -423,10 +428,7 @@ def slice_tree(
             raise SnapshotError(f"slice {spec.name}: {path} is not UTF-8") from None
     provenance = Provenance(
         slice=spec.name,
-        project=source.project,
-        version=source.version,
-        sha256=source.sha256,
-        licence=source.licence,
+        **source.model_dump(include=PINNED),
         root=spec.root,
         files=tuple(
             SliceFile(path=path, sha256=sha256_hex(data), emptied=path in emptied)
