@@ -3,9 +3,9 @@
 import sys
 
 from assay.errors import boundary
-from assay.params import load_params
 from assay.pipeline import extract
+from assay.pipeline.stage_params import StageParams
 
 if __name__ == "__main__":
     with boundary():
-        extract.run(sys.argv[1], load_params())
+        extract.run(sys.argv[1], StageParams(extract.PARAMS, sys.argv[1]))

@@ -3,13 +3,13 @@
 import sys
 
 from assay.errors import boundary
-from assay.params import load_params
 from assay.pipeline import plan
+from assay.pipeline.stage_params import StageParams
 from assay.plan import summary
 
 if __name__ == "__main__":
     with boundary():
-        planned = plan.run(sys.argv[1], load_params())
+        planned = plan.run(sys.argv[1], StageParams(plan.PARAMS, sys.argv[1]))
         print(summary(planned.plan))
         if planned.replanned:
             print(planned.replanned)

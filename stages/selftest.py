@@ -3,12 +3,12 @@
 import sys
 
 from assay.errors import boundary
-from assay.params import load_params
 from assay.pipeline import selftest
+from assay.pipeline.stage_params import StageParams
 
 if __name__ == "__main__":
     with boundary():
-        report = selftest.run(sys.argv[1], load_params())
+        report = selftest.run(sys.argv[1], StageParams(selftest.PARAMS, sys.argv[1]))
         sandbox, known = report.sandbox, report.known_answers
         parts = [
             f"sandbox {sandbox.checks} checks on image {sandbox.image}"

@@ -29,6 +29,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from assay.cache import cache_dir
 from assay.digest import canonical_json, sha256_hex
 
 OFF = "off"
@@ -40,8 +41,7 @@ def memo_root() -> Path | None:
     configured = os.environ.get("ASSAY_MEMO_DIR")
     if configured:
         return Path(configured)
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "assay" / "memo"
+    return cache_dir("memo")
 
 
 @functools.cache

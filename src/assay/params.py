@@ -74,6 +74,10 @@ class Evaluators(Frozen):
     """Per-run rescoring (``assay rescore RUN --structure-version V``): the version that run's
     reports score with instead of ``structure``. Every version is scored side by side anyway."""
 
+    def structure_version(self, run_id: str) -> int:
+        """The structural evaluator version ``run_id``'s reports score with."""
+        return self.structure_runs.get(run_id, self.structure)
+
 
 class CostRuns(Frozen):
     """Which runs the duplication-cost report pools (``report.cost_runs``). Every filter given
@@ -177,7 +181,7 @@ class Params(Frozen):
 
     def structure_version(self, run_id: str) -> int:
         """The structural evaluator version ``run_id``'s reports score with."""
-        return self.evaluators.structure_runs.get(run_id, self.evaluators.structure)
+        return self.evaluators.structure_version(run_id)
 
     def run(self, run_id: str) -> RunSpec:
         try:

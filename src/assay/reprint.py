@@ -32,6 +32,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
+from assay.gate import is_docstring
+
 StatementKind = Literal["echo", "import", "changed", "other-file", "own"]
 BlockKind = Literal["code", "reprint", "changed", "other-file", "unparsed"]
 
@@ -65,14 +67,6 @@ def _parse(source: str) -> ast.Module | None:
         return None
 
 
-def _is_docstring(node: ast.stmt) -> bool:
-    return (
-        isinstance(node, ast.Expr)
-        and isinstance(node.value, ast.Constant)
-        and isinstance(node.value.value, str)
-    )
-
-
 def shape(node: ast.stmt) -> str:
     """The statement's tree without positions, field names or docstrings: equal for two
     statements that differ only in layout, quotes, comments or docstrings."""
@@ -82,7 +76,7 @@ def shape(node: ast.stmt) -> str:
         if (
             isinstance(inner, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
             and inner.body
-            and _is_docstring(inner.body[0])
+            and is_docstring(inner.body[0])
         ):
             stripped.append((inner, inner.body))
             inner.body = inner.body[1:] or [ast.Pass()]
@@ -159,7 +153,7 @@ class _Known:
         return cls(
             target_shapes=frozenset(shape(node) for node in body),
             target_names=frozenset(names),
-            target_docstring=bool(body) and _is_docstring(body[0]),
+            target_docstring=bool(body) and is_docstring(body[0]),
             other_definitions=frozenset(others - {shape(node) for node in body}),
         )
 
@@ -173,7 +167,7 @@ def _known(target: str, others: tuple[tuple[str, str], ...]) -> _Known:
 
 def _kind(node: ast.stmt, index: int, known: _Known) -> StatementKind:
     if shape(node) in known.target_shapes or (
-        index == 0 and known.target_docstring and _is_docstring(node)
+        index == 0 and known.target_docstring and is_docstring(node)
     ):
         return "echo"
     if isinstance(node, ast.Import | ast.ImportFrom):

@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import ast
 import contextlib
-import hashlib
 import os
 import shutil
 import subprocess
@@ -42,7 +41,8 @@ from typing import Any
 
 from pydantic import Field, ValidationError
 
-from assay.digest import canonical_json, sha256_hex
+from assay.cache import cache_dir
+from assay.digest import canonical_json, sha256_file, sha256_hex
 from assay.errors import AssayError, boundary
 from assay.evidence.paths import snapshot_dir
 from assay.fixtures.declaration import read_toml
@@ -71,6 +71,11 @@ class Source(Frozen):
     sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
     licence: str = Field(min_length=1)
     import_name: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+PINNED = {"project", "version", "sha256", "licence"}
+"""What a slice's provenance repeats of its pinned source (the import name is the slice's
+business only)."""
 
 
 class SliceSpec(Frozen):
@@ -139,16 +144,7 @@ def load_declaration(path: Path = SOURCES_FILE) -> Declaration:
 
 
 def cache_root() -> Path:
-    root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return root / "assay" / "sources"
-
-
-def _file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+    return cache_dir("sources")
 
 
 def cached_sdist(source: Source) -> Path | None:
@@ -163,7 +159,7 @@ def cached_sdist(source: Source) -> Path | None:
         return None
     if len(files) != 1:
         raise SnapshotError(f"{folder} holds {len(files)} sdists; expected one")
-    actual = _file_sha256(files[0])
+    actual = sha256_file(files[0])
     if actual != source.sha256:
         raise SnapshotError(
             f"source {source.project} {source.version}: sha256 mismatch for {files[0]} "
@@ -217,7 +213,7 @@ def fetch(source: Source) -> Path:
                 f"source {source.project} {source.version}: download failed: {tail}"
             )
         sdists = sorted(download.glob("*.tar.gz"))
-        if len(sdists) != 1 or _file_sha256(sdists[0]) != source.sha256:
+        if len(sdists) != 1 or sha256_file(sdists[0]) != source.sha256:
             raise SnapshotError(
                 f"source {source.project} {source.version}: the download is not the declared "
                 f"sdist (sha256 {source.sha256})"
@@ -432,10 +428,7 @@ def slice_tree(
             raise SnapshotError(f"slice {spec.name}: {path} is not UTF-8") from None
     provenance = Provenance(
         slice=spec.name,
-        project=source.project,
-        version=source.version,
-        sha256=source.sha256,
-        licence=source.licence,
+        **source.model_dump(include=PINNED),
         root=spec.root,
         files=tuple(
             SliceFile(path=path, sha256=sha256_hex(data), emptied=path in emptied)

@@ -23,6 +23,10 @@ NOT_CODE = ("data/", ".dvc/", ".git/", "ledger/")
 """Read by stages, but not code: DVC's own dependencies and outputs, the ledger (kept outside
 DVC on purpose), git's and DVC's bookkeeping."""
 DVC_INPUTS = {"params.yaml", "adjudications.yaml", "dvc.yaml", "dvc.lock"}
+UNDECLARED_ON_PURPOSE = {"data/params/compute.json"}
+"""Where work runs (``compute``): read by selftest, correctness and measure, no stage's
+dependency on purpose (dvc.yaml), so moving to a cluster re-runs nothing
+(assay.pipeline.stage_params.PLACEMENT)."""
 STANDS_FOR = {"data/snapshot/slices.json": "data/snapshot"}
 """A declared dependency that stands for a folder: slices.json holds the sha256 of every slice's
 provenance.json, whose file digests are checked on every read (tests/snapshot)."""
@@ -95,7 +99,7 @@ def test_every_file_a_stage_read_under_data_is_a_declared_dependency(study: Stud
         paths = declared[command] + [f for dep, f in STANDS_FOR.items() if dep in declared[command]]
         for opened in record["opened"]:
             path = _relative(opened, root)
-            if path is None or not path.startswith("data/"):
+            if path is None or not path.startswith("data/") or path in UNDECLARED_ON_PURPOSE:
                 continue
             if any(path.startswith(staging) for staging in _staging(paths)):
                 continue  # the stage's own staging folder (export verifies its bundles there)

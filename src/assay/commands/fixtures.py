@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from assay.commands import UsageError
+from assay.commands import UsageError, add_described
 
 DESCRIPTION = """\
 Copy an existing task folder of fixtures/v1/, fixtures/layered/ or a declared scenario's folder
@@ -54,11 +54,8 @@ def _new_scenario(args: argparse.Namespace) -> int:
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    command = subparsers.add_parser(
-        "new-task",
-        help="start a new task folder as a copy of an existing one",
-        description=DESCRIPTION,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+    command = add_described(
+        subparsers, "new-task", "start a new task folder as a copy of an existing one", DESCRIPTION
     )
     command.add_argument(
         "folder",
@@ -76,11 +73,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     command.set_defaults(handler=_new_task)
 
-    scenario = subparsers.add_parser(
+    scenario = add_described(
+        subparsers,
         "new-scenario",
-        help="declare a scenario of your own (two arms, v1 layout) with no Python edit",
-        description=SCENARIO_DESCRIPTION,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        "declare a scenario of your own (two arms, v1 layout) with no Python edit",
+        SCENARIO_DESCRIPTION,
     )
     scenario.add_argument("name", help="the scenario's name: letters, digits, '_' and '-'")
     scenario.add_argument(

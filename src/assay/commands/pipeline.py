@@ -27,7 +27,7 @@ def _plan_show(args: argparse.Namespace) -> int:
             f"{exc} (run `dvc repro` for the subjects and render stages first)"
         ) from None
     print(summary(plan))
-    _, replanned = kept_or_current(args.run, params, plan)
+    _, replanned = kept_or_current(args.run, Path(params.ledger_root), plan, tuple(params.runs))
     if replanned:
         print(f"\n{replanned}")
     return 0

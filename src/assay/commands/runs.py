@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from assay.commands import UsageError, add_data_argument
+from assay.commands import UsageError, add_data_argument, add_described, print_table
 
 ADD_DESCRIPTION = """\
 Declare a run in params.yaml (and its scenario under `scenarios:`), keeping the file's comments
@@ -52,13 +52,10 @@ def _run_list(args: argparse.Namespace) -> int:
     except ParamsError as exc:
         raise UsageError(*exc.lines) from None
     rows = [
-        (s.run, s.model, s.mode, s.scenario, s.status, s.spend)
+        [str(v) for v in (s.run, s.model, s.mode, s.scenario, s.status, s.spend)]
         for s in run_statuses(params, Path(args.data))
     ]
-    header = ("run", "model", "mode", "scenario", "status", "spend")
-    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
-    for row in [header, *rows]:
-        print("  ".join(str(v).ljust(w) for v, w in zip(row, widths, strict=True)).rstrip())
+    print_table(("run", "model", "mode", "scenario", "status", "spend"), rows)
     return 0
 
 
@@ -66,12 +63,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     run = subparsers.add_parser("run", help="declare runs in params.yaml and list them")
     run_sub = run.add_subparsers(dest="run_command", required=True, metavar="ACTION")
 
-    add = run_sub.add_parser(
-        "add",
-        help="declare a run",
-        description=ADD_DESCRIPTION,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    add = add_described(run_sub, "add", "declare a run", ADD_DESCRIPTION)
     add.add_argument("run", help="the new run id")
     add.add_argument(
         "--like",

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from assay.commands import UsageError, add_data_argument
+from assay.commands import UsageError, add_data_argument, add_described, print_table
 
 DESCRIPTION = """\
 Run one read-only query over the views of every run's evidence under --data: subjects,
@@ -39,19 +39,16 @@ def _sql(args: argparse.Namespace) -> int:
         writer.writerow(names)
         writer.writerows([["" if v is None else v for v in row] for row in rows])
     else:
-        widths = [max([len(n)] + [len(r[i]) for r in shown]) for i, n in enumerate(names)]
-        print("  ".join(n.ljust(w) for n, w in zip(names, widths, strict=True)).rstrip())
-        for row in shown:
-            print("  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)).rstrip())
+        print_table(names, shown)
     return 0
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    sql = subparsers.add_parser(
+    sql = add_described(
+        subparsers,
         "sql",
-        help="one read-only SQL query over every table of every run (DuckDB)",
-        description=DESCRIPTION,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        "one read-only SQL query over every table of every run (DuckDB)",
+        DESCRIPTION,
     )
     sql.add_argument("query", help="one SQL query")
     add_data_argument(sql)

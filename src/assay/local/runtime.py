@@ -17,9 +17,9 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from assay.digest import canonical_json, sha256_hex
+from assay.digest import canonical_json, sha256_file, sha256_hex
 from assay.local.settings import LocalModel
-from assay.local.weights import WeightsError, sha256_file, weights_path
+from assay.local.weights import WeightsError, weights_path
 
 CHAT_TEMPLATE_KEY = "tokenizer.chat_template"
 METADATA_KEYS = {

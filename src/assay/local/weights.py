@@ -23,6 +23,8 @@ from importlib import metadata, resources
 from pathlib import Path
 from typing import TextIO
 
+from assay.cache import cache_dir
+from assay.digest import sha256_file
 from assay.errors import InputError, boundary
 from assay.local.settings import LocalModel
 from assay.records import Frozen
@@ -86,16 +88,7 @@ PACKAGED: dict[str, PackagedModel] = {
 
 
 def cache_root() -> Path:
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "assay" / "models"
-
-
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        while block := handle.read(CHUNK):
-            digest.update(block)
-    return digest.hexdigest()
+    return cache_dir("models")
 
 
 def weights_digest(path: Path) -> str:

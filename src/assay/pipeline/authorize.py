@@ -6,15 +6,19 @@ from pathlib import Path
 
 from assay import evidence
 from assay.authorize import Authorization, decide
-from assay.params import Params
+from assay.params import RunSpec
+from assay.pipeline.stage_params import Declaration, StageParams
+
+PARAMS = Declaration(keys=("runs.${key}", "ledger_root"))
 
 
-def run(run_id: str, params: Params) -> Authorization:
-    decision = decide(
-        evidence.read_plan(run_id),
-        params.run(run_id),
-        ledger_root=Path(params.ledger_root),
-        taken=tuple(params.runs),
-    )
+def read_params(params: StageParams) -> tuple[RunSpec, Path]:
+    """The run's entry (its authorization) and where the ledgers are."""
+    return params.typed(f"runs.{params.key}", RunSpec), Path(params.typed("ledger_root", str))
+
+
+def run(run_id: str, params: StageParams) -> Authorization:
+    spec, ledger_root = read_params(params)
+    decision = decide(evidence.read_plan(run_id), spec, ledger_root=ledger_root)
     evidence.write_authorization(decision)
     return decision

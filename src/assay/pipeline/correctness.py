@@ -42,9 +42,10 @@ from assay.evidence.rows import missing_reason
 from assay.fixtures.model import Scenario
 from assay.fixtures.scenarios import image_kind
 from assay.gate import check_source
-from assay.params import Params
+from assay.params import Compute
 from assay.pipeline.image import load_pinned
 from assay.pipeline.sandbox_runtime import runtime_mismatch
+from assay.pipeline.stage_params import Declaration, StageParams
 from assay.records import CellKey, CorrectnessStatus
 from assay.sandbox.cells import request_for
 from assay.sandbox.parallel import evaluate_many
@@ -159,14 +160,22 @@ def placed_correctness_rows(
     return [row for row in rows if row is not None], placements
 
 
-def run(run_id: str, params: Params) -> list[CorrectnessRow]:
-    pinned = evidence.read_plan(run_id).sandbox
+PARAMS = Declaration(placement=True)
+
+
+def read_params(params: StageParams) -> Compute:
+    """Where to evaluate (``compute``)."""
+    return params.placement()
+
+
+def run(run_id: str, params: StageParams) -> list[CorrectnessRow]:
+    compute = read_params(params)
+    plan = evidence.read_plan(run_id)
+    pinned, scenario_name = plan.sandbox, plan.scenario
     # none pinned when every arm skips correctness (chain)
     image = pinned.get("image_id") or ""
-    scenario_name = params.run(run_id).scenario
     kind = image_kind(scenario_name)
     scenario = evidence.read_run_scenario(run_id, scenario_name)
-    compute = params.compute
     if not compute.distributed:
         load_pinned(image, kind)
     description = f"correctness {run_id}"

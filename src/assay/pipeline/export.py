@@ -12,10 +12,16 @@ from pathlib import Path
 
 from assay import evidence
 from assay.export.build import Exported, export_run
-from assay.params import Params
+from assay.pipeline.stage_params import Declaration, StageParams
+
+PARAMS = Declaration(keys=("ledger_root",))
 
 
-def run(run_id: str, params: Params) -> Exported:
-    params.run(run_id)
-    destination = evidence.export_dir(run_id)
-    return export_run(run_id, evidence.DATA, Path(params.ledger_root), destination)
+def read_params(params: StageParams) -> Path:
+    """Where the ledgers are."""
+    return Path(params.typed("ledger_root", str))
+
+
+def run(run_id: str, params: StageParams) -> Exported:
+    ledger_root = read_params(params)
+    return export_run(run_id, evidence.DATA, ledger_root, evidence.export_dir(run_id))

@@ -20,7 +20,7 @@ from assay import evidence
 from assay.chain_prompts import ChainRenderer, shown_repositories
 from assay.evidence import CallRecord, CandidateRow
 from assay.extract import VERSIONS, extract_candidate
-from assay.params import Params
+from assay.pipeline.stage_params import Declaration, StageParams
 from assay.reprint import Repository
 
 
@@ -46,12 +46,21 @@ def candidate_rows(
     return rows
 
 
-def run(run_id: str, params: Params) -> None:
+PARAMS = Declaration(keys=("evaluators.extraction",))
+
+
+def read_params(params: StageParams) -> int:
+    """The extraction version the reports use."""
+    return params.typed("evaluators.extraction", int)
+
+
+def run(run_id: str, params: StageParams) -> None:
+    version = read_params(params)
     plan = evidence.read_plan(run_id)
     prompts = evidence.read_run_prompt_rows(run_id, plan.scenario)
     calls = evidence.read_calls(run_id)
     repositories = shown_repositories(calls, ChainRenderer(prompts, plan.analysis.extraction))
     every = {version: candidate_rows(calls, version, repositories) for version in sorted(VERSIONS)}
-    evidence.write_table(evidence.CANDIDATES, run_id, every[params.evaluators.extraction])
+    evidence.write_table(evidence.CANDIDATES, run_id, every[version])
     side_by_side = [row for version in sorted(every) for row in every[version]]
     evidence.write_table(evidence.CANDIDATE_VERSIONS, run_id, side_by_side)

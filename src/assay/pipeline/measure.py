@@ -9,7 +9,7 @@ involved, so metrics can be recomputed on any stored or replayed run.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from assay import evidence
 from assay.compute.measure import measure_placed
@@ -18,7 +18,8 @@ from assay.evidence import CandidateRow, MetricRow, PlacementRow
 from assay.fixtures.model import Scenario
 from assay.gate import check_source
 from assay.metrics import MeasureItem, Measurement, measure
-from assay.params import Params
+from assay.params import Compute
+from assay.pipeline.stage_params import Declaration, StageParams
 
 
 def load_items(candidates: Sequence[CandidateRow], scenario: Scenario) -> list[MeasureItem]:
@@ -68,18 +69,27 @@ def measure_run(
     return metric_rows(candidates, measure(items, workers=workers))
 
 
-def plan_metric_tools(run_id: str) -> dict[str, str]:
-    """The metric tool versions the run's plan recorded (``metrics/<tool>`` entries)."""
-    tools = evidence.read_plan(run_id).tools
+def plan_metric_tools(tools: Mapping[str, str]) -> dict[str, str]:
+    """The metric tool versions a run's plan recorded (its ``metrics/<tool>`` entries)."""
     return {k.removeprefix("metrics/"): v for k, v in tools.items() if k.startswith("metrics/")}
 
 
-def run(run_id: str, params: Params) -> None:
-    scenario = evidence.read_run_scenario(run_id, params.run(run_id).scenario)
+PARAMS = Declaration(placement=True)
+
+
+def read_params(params: StageParams) -> Compute:
+    """Where to measure (``compute``)."""
+    return params.placement()
+
+
+def run(run_id: str, params: StageParams) -> None:
+    compute = read_params(params)
+    plan = evidence.read_plan(run_id)
+    scenario = evidence.read_run_scenario(run_id, plan.scenario)
     candidates = evidence.read_candidates(run_id)
     items = load_items(candidates, scenario)
-    expected = plan_metric_tools(run_id) if params.compute.distributed else {}
-    placed = measure_placed(items, params.compute, expected, local_workers=os.cpu_count() or 1)
+    expected = plan_metric_tools(plan.tools) if compute.distributed else {}
+    placed = measure_placed(items, compute, expected, local_workers=os.cpu_count() or 1)
     rows = metric_rows(candidates, [m for p in placed for m in p.value])
     keys = {c.cell_id: c.key() for c in candidates if c.step == 1}
     placements = [

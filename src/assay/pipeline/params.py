@@ -4,7 +4,9 @@ Every other stage depends on this stage's outputs, so a bad params.yaml stops ``
 here, before DVC deletes any other stage's outputs. A stage depends on exactly the sections it
 reads, as files: ``data/params/<key>.json`` for a top-level key and ``<key>.<name>.json`` for
 each entry of a mapping (``runs.<run>``, ``models.<model>``, ``analysis.structure_evaluator``).
-Each file is the entry's value as canonical JSON, so an edit re-runs exactly the stages whose
+Each file is the entry's validated value (defaults filled in, so every section a stage may
+declare exists) as canonical JSON, and stages read their params from these files only
+(``assay.pipeline.stage_params``). So an edit re-runs exactly the stages whose
 sections changed, as DVC's own ``params:`` would, but DVC hashes a small file instead of
 parsing params.yaml again for each of the ~90 stages on every ``dvc status``. The ``params``
 stage itself declares the whole file (``dvc params diff`` and ``dvc exp show`` list every key).
@@ -45,7 +47,7 @@ def publish(raw: Mapping[str, Any], folder: Path) -> list[Path]:
 def run(path: Path = Path("params.yaml")) -> None:
     raw = read_params_yaml(path)
     valid = validate_params(raw, path=path)  # every problem, one line each, before any write
-    publish(raw, params_dir())
+    publish(valid.model_dump(mode="json"), params_dir())
     resend = resend_file(valid.ledger_root)  # the send stage's dependency, before it runs
     if not resend.exists():  # nothing to send again yet (assay.pipeline.resend)
         resend.parent.mkdir(parents=True, exist_ok=True)

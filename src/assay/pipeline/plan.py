@@ -6,14 +6,16 @@ run id of its own."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 
 from assay import evidence
 from assay.authorize import replanned_refusal
 from assay.errors import SelfTestFailed
+from assay.evidence.plan import AnalysisPlan
 from assay.fixtures.scenarios import image_kind
-from assay.params import Params
+from assay.params import Params, RunSpec
+from assay.pipeline.stage_params import Declaration, StageParams
 from assay.plan import Plan, build_plan, request_sizes, tool_versions
 from assay.providers.base import ModelProfile
 from assay.providers.factory import request_bytes
@@ -68,12 +70,48 @@ def local_runtime(profile: ModelProfile) -> dict[str, object]:
     return identity(profile.local, model=profile.model, context_tokens=profile.context_tokens)
 
 
+PARAMS = Declaration(keys=("runs.${key}", "models.${item.model}", "analysis", "ledger_root"))
+
+
+class PlanParams(Frozen):
+    """What of params.yaml a run's plan is made from."""
+
+    run: RunSpec
+    profile: ModelProfile
+    analysis: AnalysisPlan
+    ledger_root: Path
+    """Where ledgers are: a paid run that sent keeps the plan it sent under (assay.seal)."""
+
+    @classmethod
+    def of(cls, run_id: str, params: Params) -> PlanParams:
+        """From the whole params.yaml (the commands and the send stage read it whole)."""
+        return cls(
+            run=params.run(run_id),
+            profile=params.profile_for(run_id),
+            analysis=params.analysis,
+            ledger_root=Path(params.ledger_root),
+        )
+
+
+def read_params(params: StageParams) -> PlanParams:
+    run = params.typed(f"runs.{params.key}", RunSpec)
+    return PlanParams(
+        run=run,
+        profile=params.typed(f"models.{run.model}", ModelProfile),
+        analysis=params.typed("analysis", AnalysisPlan),
+        ledger_root=Path(params.typed("ledger_root", str)),
+    )
+
+
 def make_plan(run_id: str, params: Params) -> Plan:
+    return plan_of(run_id, PlanParams.of(run_id, params))
+
+
+def plan_of(run_id: str, params: PlanParams) -> Plan:
     # loaded here, not at module level: every later stage reads plans, none needs the tools
     from assay.metrics import tool_versions as metric_tool_versions
 
-    run = params.run(run_id)
-    profile = params.profile_for(run_id)
+    run, profile = params.run, params.profile
     scenario = evidence.read_scenario(run.scenario)
     prompts = request_sizes(evidence.read_prompts(run.scenario), request_size_measure(profile))
     return build_plan(
@@ -100,22 +138,24 @@ class Planned(Frozen):
     commands on (``assay.authorize.replanned_after_spending``)."""
 
 
-def kept_or_current(run_id: str, params: Params, current: Plan) -> tuple[Sealed | None, str]:
+def kept_or_current(
+    run_id: str, root: Path, current: Plan, taken: Collection[str] = ()
+) -> tuple[Sealed | None, str]:
     """The seal a paid run sent under when the current plan differs from it (else ``None``),
-    and what to say of it."""
+    and what to say of it (``taken``: the declared run ids, not to suggest as a new one)."""
     if not current.budget.paid:
         return None, ""
-    root = Path(params.ledger_root)
     sealed = sealed_run(root, run_id)
     if sealed is None or sealed.plan_hash == current.hash:
         return None, ""
-    message = replanned_refusal(current, root, tuple(params.runs), kept=True)
+    message = replanned_refusal(current, root, taken, kept=True)
     return sealed, message or ""
 
 
-def run(run_id: str, params: Params) -> Planned:
-    current = make_plan(run_id, params)
-    sealed, message = kept_or_current(run_id, params, current)
+def run(run_id: str, params: StageParams) -> Planned:
+    declared = read_params(params)
+    current = plan_of(run_id, declared)
+    sealed, message = kept_or_current(run_id, declared.ledger_root, current)
     if sealed is None:
         evidence.write_plan(current)
         return Planned(plan=current)

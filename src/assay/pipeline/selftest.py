@@ -31,10 +31,11 @@ from assay.errors import SelfTestFailed
 from assay.evidence import ScenarioSelfTest
 from assay.fixtures.scenarios import image_kind
 from assay.memo import Memo, code_digest, key_of
-from assay.params import Compute, Params
+from assay.params import Compute
 from assay.pipeline.image import load_pinned
 from assay.pipeline.known_answers import check_known_answers
 from assay.pipeline.sandbox_runtime import live_runtime
+from assay.pipeline.stage_params import Declaration, StageParams
 from assay.sandbox.policy import policy_version
 from assay.sandbox.results import CorrectnessResult, SandboxRequest
 from assay.sandbox.selftest import KNOWN_WRONG, run_selftest
@@ -98,18 +99,27 @@ def evaluate_selftest(
     return [results[i] for i in range(len(requests))]
 
 
-def run(scenario_name: str, params: Params) -> ScenarioSelfTest:
+PARAMS = Declaration(keys=("analysis.structure_evaluator",), placement=True)
+
+
+def read_params(params: StageParams) -> tuple[int, Compute]:
+    """The preregistered structural evaluator version, and where to run (``compute``)."""
+    return params.typed("analysis.structure_evaluator", int), params.placement()
+
+
+def run(scenario_name: str, params: StageParams) -> ScenarioSelfTest:
+    structure_evaluator, compute = read_params(params)
     scenario = evidence.read_scenario(scenario_name)
     kind = image_kind(scenario_name)
     image = evidence.read_image(kind).image_id
     runs_sandbox = any(
         arm.sandbox != "skip" for subject in scenario.subjects for arm in subject.arms
     )
-    if runs_sandbox and not params.compute.distributed:
+    if runs_sandbox and not compute.distributed:
         load_pinned(image, kind)
 
     def evaluate(requests: Sequence[SandboxRequest]) -> list[CorrectnessResult]:
-        return evaluate_selftest(requests, params.compute, image, kind, f"selftest {scenario_name}")
+        return evaluate_selftest(requests, compute, image, kind, f"selftest {scenario_name}")
 
     sandbox = run_selftest(scenario.subjects, image, evaluate=evaluate)
     if sandbox.needed:
@@ -117,7 +127,7 @@ def run(scenario_name: str, params: Params) -> ScenarioSelfTest:
     report = ScenarioSelfTest(
         scenario=scenario_name,
         sandbox=sandbox,
-        known_answers=check_known_answers(scenario, params.analysis.structure_evaluator),
+        known_answers=check_known_answers(scenario, structure_evaluator),
     )
     evidence.write_selftest(scenario_name, report)
     if not report.passed:

@@ -21,7 +21,8 @@ from collections.abc import Mapping
 from assay import evidence
 from assay.evidence import CandidateRow, ExtractionVerdictRow, VerdictRow
 from assay.fixtures.model import Scenario
-from assay.params import Params
+from assay.params import Evaluators
+from assay.pipeline.stage_params import Declaration, StageParams
 from assay.records import Verdict
 from assay.structure import gated_candidate, judge, verdicts_in_step_order
 from assay.structure.explain import explain
@@ -53,23 +54,30 @@ def verdict_rows(
     return verdicts_in_step_order(candidates, row, lambda r: r.verdict)
 
 
-def run(run_id: str, params: Params) -> None:
-    scenario = evidence.read_run_scenario(run_id, params.run(run_id).scenario)
+PARAMS = Declaration(keys=("evaluators",))
+
+
+def read_params(params: StageParams) -> int:
+    """The structural evaluator version the reports score the run with."""
+    return params.typed("evaluators", Evaluators).structure_version(params.key)
+
+
+def run(run_id: str, params: StageParams) -> None:
+    version = read_params(params)
+    scenario = evidence.read_run_scenario(run_id, evidence.read_plan(run_id).scenario)
     candidates = evidence.read_candidates(run_id)
     scored = {
         version: verdict_rows(candidates, scenario, version)
         for version in sorted(EVALUATOR_VERSIONS)
     }
-    reported = scored[params.structure_version(run_id)]
+    reported = scored[version]
     evidence.write_table(evidence.VERDICTS, run_id, reported)
     every = [row for version in sorted(scored) for row in scored[version]]
     evidence.write_table(evidence.VERDICT_VERSIONS, run_id, every)
     evidence.write_table(
         evidence.EXTRACTION_VERDICTS,
         run_id,
-        extraction_verdicts(
-            run_id, scenario, params.structure_version(run_id), candidates, reported
-        ),
+        extraction_verdicts(run_id, scenario, version, candidates, reported),
     )
 
 

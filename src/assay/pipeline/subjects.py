@@ -21,7 +21,9 @@ from assay.fixtures.manipulation import ManipulationError
 from assay.fixtures.manipulation import problems as manipulation_problems
 from assay.fixtures.model import Scenario
 from assay.fixtures.scenarios import fixture_sources, load_scenario
-from assay.params import Params, ParamsError
+from assay.params import ParamsError
+from assay.pipeline.stage_params import Declaration, StageParams
+from assay.records import Frozen
 
 
 def subject_rows(scenario: Scenario) -> list[SubjectRow]:
@@ -67,8 +69,25 @@ class Realised:
     provenance: tuple[SubjectProvenance, ...] | None
 
 
-def realise(name: str, params: Params) -> Realised:
-    root = Path(params.fixtures)
+PARAMS = Declaration(keys=("fixtures", "scenarios", "subject_subset"))
+
+
+class SubjectsParams(Frozen):
+    fixtures: Path
+    scenarios: tuple[str, ...]
+    subject_subset: dict[str, tuple[str, ...]]
+
+
+def read_params(params: StageParams) -> SubjectsParams:
+    return SubjectsParams(
+        fixtures=Path(params.typed("fixtures", str)),
+        scenarios=params.typed("scenarios", tuple[str, ...]),
+        subject_subset=params.typed("subject_subset", dict[str, tuple[str, ...]]),
+    )
+
+
+def realise(name: str, params: SubjectsParams) -> Realised:
+    root = params.fixtures
     provenance = None
     if name in CODEBASE_SCENARIOS:
         scenario, provenance = build_codebase_scenario(name, root)
@@ -87,8 +106,9 @@ def write(realised: Realised) -> None:
     evidence.write_sources(name, realised.sources)
 
 
-def run(params: Params) -> None:
-    realised = [realise(name, params) for name in params.scenarios]
+def run(params: StageParams) -> None:
+    declared = read_params(params)
+    realised = [realise(name, declared) for name in declared.scenarios]
     broken = [line for each in realised for line in manipulation_problems(each.scenario)]
     if broken:
         raise ManipulationError(broken)

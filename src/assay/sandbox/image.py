@@ -28,6 +28,7 @@ import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING, get_args
 
+from assay.cache import cache_dir
 from assay.digest import digest_of, sha256_hex
 from assay.errors import InputError, SandboxImageError
 from assay.evidence import ImageKind, ImageRecord, load_image_record, write_image_record
@@ -54,9 +55,8 @@ ENGINE_HINT = (
 )
 
 
-def cache_dir() -> Path:
-    root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return root / "assay" / "sandbox"
+def sandbox_cache() -> Path:
+    return cache_dir("sandbox")
 
 
 def _file_digests(names: tuple[str, ...]) -> dict[str, str]:
@@ -87,7 +87,7 @@ def _run(command: list[str], what: str) -> None:
 def rootfs_tarball() -> Path:
     """The debootstrap root filesystem of ``base.toml`` as a tarball, built once per recipe."""
     digest = base_digest()
-    tarball = cache_dir() / f"rootfs-{digest[:24]}.tar"
+    tarball = sandbox_cache() / f"rootfs-{digest[:24]}.tar"
     if tarball.exists():
         return tarball
     recipe = tomllib.loads((SANDBOX_DIR / BASE_RECIPE).read_text(encoding="utf-8"))
@@ -174,7 +174,7 @@ def _docker_build(context: Path, dockerfile: str, base: str, reference: str) -> 
 
 
 def wheel_cache() -> Path:
-    return cache_dir() / f"wheels-{recipe_digest('packages')[:24]}"
+    return sandbox_cache() / f"wheels-{recipe_digest('packages')[:24]}"
 
 
 def pip_command() -> list[str]:

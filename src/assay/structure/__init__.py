@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
-from typing import TypeVar
+from typing import Required, TypedDict, TypeVar, Unpack
 
 from assay.evidence.rows import CandidateRow
 from assay.gate import GateRefusal, Refused, admit
@@ -75,25 +75,21 @@ class StructuralResult(Frozen):
     evaluator_version: int
 
 
-def score(
-    source: str | bytes,
-    *,
-    helper: str,
-    helper_module: str | None,
-    primitives: Sequence[str],
-    version: int = DEFAULT_VERSION,
-    earlier: Mapping[int, Verdict | None] = NO_EARLIER,
-) -> StructuralResult:
+class GateArguments(TypedDict, total=False):
+    """What :func:`gated_candidate` takes besides the source (the task's helper and
+    primitives, the evaluator version, the verdicts of the cell's earlier chain steps)."""
+
+    helper: Required[str]
+    helper_module: Required[str | None]
+    primitives: Required[Sequence[str]]
+    version: int
+    earlier: Mapping[int, Verdict | None]
+
+
+def score(source: str | bytes, **arguments: Unpack[GateArguments]) -> StructuralResult:
     """The structural verdict of one candidate source under one evaluator version."""
-    candidate = gated_candidate(
-        source,
-        helper=helper,
-        helper_module=helper_module,
-        primitives=primitives,
-        version=version,
-        earlier=earlier,
-    )
-    return judge(candidate, version)
+    version = arguments.get("version", DEFAULT_VERSION)
+    return judge(gated_candidate(source, **arguments), version)
 
 
 def judge(candidate: Candidate | Refused, version: int) -> StructuralResult:
