@@ -30,7 +30,7 @@ from assay.evidence import CallRecord
 from assay.ledger import Ledger, LedgerState
 from assay.plan import Plan, PlannedCell
 from assay.providers.base import NANO, Provider, ProviderRequest, ProviderResult
-from assay.records import SEND_REFUSED, ExecutionStatus
+from assay.records import SEND_REFUSED, CallKey, ExecutionStatus
 
 FREE_ATTEMPTS = 3
 """Attempts a free run gives one call across invocations before its failure is final."""
@@ -51,10 +51,6 @@ def retryable(record: CallRecord) -> bool:
     if record.status in HALTED:
         return True
     return record.status in RETRIED_STATUSES and record.attempts < FREE_ATTEMPTS
-
-
-def call_key(cell: PlannedCell, step: int) -> str:
-    return f"{cell.cell_id}#{step}"
 
 
 def record_for(
@@ -170,7 +166,7 @@ class Executor:
         """A paid run that already began: report it, send nothing."""
         for cell in self.plan.cells:
             for step in range(1, cell.steps + 1):
-                key = call_key(cell, step)
+                key = cell.call(step)
                 if cell.excluded:
                     yield record_for(self.plan, cell, step, "excluded", reason=cell.excluded)
                 elif key in state.outcomes:
@@ -221,7 +217,7 @@ class Executor:
         for cell in self.plan.cells:
             texts: list[str] = []
             for step in range(1, cell.steps + 1):
-                key = call_key(cell, step)
+                key = cell.call(step)
                 if cell.excluded:
                     yield record_for(self.plan, cell, step, "excluded", reason=cell.excluded)
                     continue
@@ -289,7 +285,13 @@ class Executor:
         return self.next_prompt(cell, step, texts)
 
     def _call(
-        self, cell: PlannedCell, step: int, key: str, prompt: str, reservation: int, attempts: int
+        self,
+        cell: PlannedCell,
+        step: int,
+        key: CallKey,
+        prompt: str,
+        reservation: int,
+        attempts: int,
     ) -> CallRecord:
         digest = sha256_hex(prompt)
         if step == 1 and digest != cell.prompt_digest:
@@ -301,7 +303,7 @@ class Executor:
         self.ledger.write_intent(key, request_digest=digest, reservation_nano_usd=reservation)
         started = time.perf_counter()
         try:
-            result: ProviderResult = provider.complete(ProviderRequest(cell_id=key, prompt=prompt))
+            result: ProviderResult = provider.complete(ProviderRequest(key=key, prompt=prompt))
         except Exception as exc:  # noqa: BLE001  # an adapter bug is still an unproven charge: record and halt
             result = ProviderResult(
                 status="provider-error",

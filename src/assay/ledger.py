@@ -39,7 +39,7 @@ from pydantic import Field
 from assay.digest import canonical_json, sha256_hex
 from assay.errors import LedgerBindingError
 from assay.providers.base import ProviderResult
-from assay.records import Frozen
+from assay.records import CallKey, Frozen
 
 LEDGER_FILE = "ledger.jsonl"
 
@@ -54,12 +54,12 @@ class AuthorizationRecord(Frozen):
 
 
 class LedgerState(Frozen):
-    intents: dict[str, dict[str, Any]]
+    intents: dict[CallKey, dict[str, Any]]
     """The latest intent of each call key."""
-    outcomes: dict[str, dict[str, Any]]
+    outcomes: dict[CallKey, dict[str, Any]]
     """The latest outcome of each call key."""
     halt_reason: str | None
-    attempts: dict[str, int] = Field(default_factory=dict)
+    attempts: dict[CallKey, int] = Field(default_factory=dict)
     """Intents written per call key: requests sent (or about to be) for that call."""
     authorization: AuthorizationRecord | None = None
 
@@ -186,18 +186,19 @@ class Ledger:
                 yield json.loads(raw)
 
     def state(self) -> LedgerState:
-        intents: dict[str, dict[str, Any]] = {}
-        outcomes: dict[str, dict[str, Any]] = {}
-        attempts: dict[str, int] = {}
+        intents: dict[CallKey, dict[str, Any]] = {}
+        outcomes: dict[CallKey, dict[str, Any]] = {}
+        attempts: dict[CallKey, int] = {}
         halt_reason = None
         authorization = None
         for record in self.records():
             kind = record.get("type")
             if kind == "intent":
-                intents[record["key"]] = record
-                attempts[record["key"]] = attempts.get(record["key"], 0) + 1
+                key = CallKey.model_validate(record["key"])
+                intents[key] = record
+                attempts[key] = attempts.get(key, 0) + 1
             elif kind == "outcome":
-                outcomes[record["key"]] = record
+                outcomes[CallKey.model_validate(record["key"])] = record
             elif kind == "halt" and halt_reason is None:
                 halt_reason = record["reason"]
             elif kind == "authorization":
@@ -214,24 +215,24 @@ class Ledger:
             authorization=authorization,
         )
 
-    def write_intent(self, key: str, *, request_digest: str, reservation_nano_usd: int) -> None:
+    def write_intent(self, key: CallKey, *, request_digest: str, reservation_nano_usd: int) -> None:
         self._append(
             {
                 "type": "intent",
-                "key": key,
+                "key": str(key),
                 "request_digest": request_digest,
                 "reservation_nano_usd": reservation_nano_usd,
             }
         )
 
-    def write_outcome(self, key: str, result: ProviderResult) -> dict[str, Any]:
+    def write_outcome(self, key: CallKey, result: ProviderResult) -> dict[str, Any]:
         """Store the raw body and the completion text, then record the outcome."""
         record = result.model_dump(mode="json", exclude={"raw", "text"})
         record["response_digest"] = self.store(result.raw) if result.raw else None
         record["text_digest"] = (
             self.store(result.text.encode("utf-8")) if result.text is not None else None
         )
-        outcome = {"type": "outcome", "key": key, **record}
+        outcome = {"type": "outcome", "key": str(key), **record}
         self._append(outcome)
         return outcome
 

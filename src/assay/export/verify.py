@@ -42,7 +42,7 @@ from assay.export.selection import EVIDENCE_TABLES, SHARED_TABLES, Table
 from assay.extract import VERSIONS, extract_candidate
 from assay.fixtures.scenarios import image_kind
 from assay.ledger_records import LEDGER_RECORDS
-from assay.records import Frozen, Verdict
+from assay.records import CallKey, Frozen, Verdict
 from assay.schemas import first_error
 from assay.structure import EVALUATOR_VERSIONS, verdict_for, verdicts_in_step_order
 
@@ -222,12 +222,12 @@ def _run_records(bundle: _Bundle, run: mf.RunManifest, _: mf.BundleManifest) -> 
 
 def _ledger(
     bundle: _Bundle, run: mf.RunManifest
-) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
+) -> tuple[dict[CallKey, dict[str, Any]], dict[CallKey, dict[str, Any]]]:
     """The ledger's latest outcome and latest intent by call key (empty when the run never
     opened a ledger)."""
     relative = "ledger/ledger.jsonl"
-    outcomes: dict[str, dict[str, Any]] = {}
-    intents: dict[str, dict[str, Any]] = {}
+    outcomes: dict[CallKey, dict[str, Any]] = {}
+    intents: dict[CallKey, dict[str, Any]] = {}
     if not (bundle.root / relative).exists():
         return outcomes, intents
     data = (bundle.root / relative).read_bytes()
@@ -247,9 +247,9 @@ def _ledger(
         if name == "LedgerHeader" and record["plan_hash"] != run.plan_hash:
             raise Differs(relative, "the ledger belongs to another plan")
         if name == "LedgerOutcome":
-            outcomes[record["key"]] = record
+            outcomes[CallKey.model_validate(record["key"])] = record
         if name == "LedgerIntent":
-            intents[record["key"]] = record
+            intents[CallKey.model_validate(record["key"])] = record
     bundle.validated.add(key)
     for digest in sorted({d for o in outcomes.values() for d in _digests(o)}):
         body = bundle.root / "ledger" / "objects" / digest
@@ -272,7 +272,7 @@ def _calls_and_candidates(bundle: _Bundle, run: mf.RunManifest, own: mf.BundleMa
     for index, call in enumerate(tables["cells"]):
         if call["response_digest"] is None:
             continue
-        outcome = outcomes.get(f"{call['cell_id']}#{call['step']}")
+        outcome = outcomes.get(CallKey(cell_id=call["cell_id"], step=call["step"]))
         if outcome is None or outcome["response_digest"] != call["response_digest"]:
             raise Differs(cells_path, f"row {index}: its response is not the ledger's")
         if call["text"] is not None and sha256_hex(call["text"]) != outcome["text_digest"]:
@@ -309,7 +309,7 @@ def _sent_prompts(
     bundle: _Bundle,
     run: mf.RunManifest,
     tables: dict[str, list[dict[str, Any]]],
-    intents: dict[str, dict[str, Any]],
+    intents: dict[CallKey, dict[str, Any]],
 ) -> None:
     """Every call with a prompt digest has its prompt, under that digest, named by the ledger's
     intent, and equal to what the run sends: the rendered prompt at step 1, and at a later
@@ -325,7 +325,7 @@ def _sent_prompts(
     renderer = ChainRenderer(rendered, plan.analysis.extraction)
     answers: dict[str, list[str]] = {}
     for call in sorted(tables["cells"], key=lambda c: (c["cell_id"], c["step"])):
-        digest, key = call["prompt_digest"], f"{call['cell_id']}#{call['step']}"
+        digest, key = call["prompt_digest"], CallKey(cell_id=call["cell_id"], step=call["step"])
         if digest is None:
             continue
         where = f"{call['cell_id']} step {call['step']}"

@@ -34,7 +34,7 @@ from assay.chain_prompts import ChainRenderer
 from assay.digest import sha256_hex
 from assay.errors import EvidenceError
 from assay.evidence import CallRecord, SentPromptRow
-from assay.execute import FREE_ATTEMPTS, HALTED, Executor, call_key, record_for, retryable
+from assay.execute import FREE_ATTEMPTS, HALTED, Executor, record_for, retryable
 from assay.ledger import Ledger, LedgerState
 from assay.params import Params
 from assay.pipeline.layout import repro_command
@@ -365,7 +365,7 @@ def received(admitted: Admitted) -> list[CallRecord]:
     for call in receipt.calls:
         text = None
         if call.text_digest is not None:
-            key = f"{call.cell_id}#{call.step}"
+            key = call.call
             if (outcomes.get(key) or {}).get("text_digest") != call.text_digest:
                 raise EvidenceError(
                     f"run {run_id!r}: the ledger {ledger.directory} holds no response "
@@ -397,7 +397,7 @@ def receipt(admitted: Admitted, executed: Executed) -> evidence.SendReceipt:
 def pending(plan: Plan, state: LedgerState) -> bool:
     """Some call of the plan has no completed outcome yet."""
     return any(
-        state.outcomes.get(call_key(cell, step), {}).get("status") != "completed"
+        state.outcomes.get(cell.call(step), {}).get("status") != "completed"
         for cell in plan.sendable
         for step in range(1, cell.steps + 1)
     )

@@ -20,7 +20,7 @@ class ReplayProvider:
         self.outcomes = self.source.state().outcomes
 
     def complete(self, request: ProviderRequest) -> ProviderResult:
-        outcome = self.outcomes.get(request.cell_id)
+        outcome = self.outcomes.get(request.key)
         if (
             outcome is None
             or outcome.get("status") != "completed"

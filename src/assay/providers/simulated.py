@@ -204,11 +204,10 @@ class SimulatedProvider:
         own_step = latest_own_step(request.prompt)
         if (
             own_step is not None
-            and _uniform(self.profile.seed, f"own-step|{request.cell_id}")
-            < self.profile.own_step_rate
+            and _uniform(self.profile.seed, f"own-step|{request.key}") < self.profile.own_step_rate
         ):
             return delegating_answer(entry.reused, own_step), "other"
-        duplicate = _uniform(self.profile.seed, request.cell_id) < self.duplication_probability(
+        duplicate = _uniform(self.profile.seed, str(request.key)) < self.duplication_probability(
             request.prompt, entry
         )
         if duplicate:
@@ -232,7 +231,7 @@ class SimulatedProvider:
             duplicated=entry.duplicated,
         )
         prompt_digest = hashlib.sha256(request.prompt.encode()).hexdigest()
-        draws = Draws(self.profile.seed, f"{request.cell_id}|{prompt_digest}")
+        draws = Draws(self.profile.seed, f"{request.key}|{prompt_digest}")
         setting = Setting(
             helper=entry.helper,
             target=target,
