@@ -28,6 +28,7 @@ from typing import Any
 from assay.digest import sha256_hex
 from assay.evidence import CallRecord
 from assay.ledger import Ledger, LedgerState
+from assay.ledger_records import LedgerIntent, LedgerOutcome, Outcome
 from assay.plan import Plan, PlannedCell
 from assay.providers.base import NANO, Provider, ProviderRequest, ProviderResult
 from assay.records import SEND_REFUSED, CallKey, ExecutionStatus
@@ -76,32 +77,31 @@ def _from_outcome(
     plan: Plan,
     cell: PlannedCell,
     step: int,
-    outcome: Mapping[str, Any],
-    intent: Mapping[str, Any],
+    outcome: LedgerOutcome,
+    intent: LedgerIntent,
     text: str | None,
     attempts: int,
 ) -> CallRecord:
-    usage = outcome.get("usage") or {}
     return record_for(
         plan,
         cell,
         step,
-        outcome["status"],
-        reason=outcome.get("reason"),
-        halt=bool(outcome.get("halt")),
-        reservation_usd=intent["reservation_nano_usd"] / NANO,
-        cost_usd=outcome.get("cost_usd"),
-        prompt_tokens=usage.get("prompt_tokens"),
-        completion_tokens=usage.get("completion_tokens"),
-        generation_id=outcome.get("generation_id"),
-        served_model=outcome.get("served_model"),
-        served_provider=outcome.get("served_provider"),
-        finish_reason=outcome.get("finish_reason"),
-        detail=outcome.get("detail"),
-        no_charge_proven=bool(outcome.get("no_charge_proven")),
-        latency_seconds=outcome.get("latency_seconds"),
-        prompt_digest=intent["request_digest"],
-        response_digest=outcome.get("response_digest"),
+        outcome.status,
+        reason=outcome.reason,
+        halt=outcome.halt,
+        reservation_usd=intent.reservation_nano_usd / NANO,
+        cost_usd=outcome.cost_usd,
+        prompt_tokens=outcome.usage.prompt_tokens,
+        completion_tokens=outcome.usage.completion_tokens,
+        generation_id=outcome.generation_id,
+        served_model=outcome.served_model,
+        served_provider=outcome.served_provider,
+        finish_reason=outcome.finish_reason,
+        detail=outcome.detail,
+        no_charge_proven=outcome.no_charge_proven,
+        latency_seconds=outcome.latency_seconds,
+        prompt_digest=intent.request_digest,
+        response_digest=outcome.response_digest,
         text=text,
         attempts=attempts,
     )
@@ -135,10 +135,6 @@ class Executor:
         close = getattr(provider, "close", None)
         if close is not None:
             close()
-
-    def _text(self, outcome: Mapping[str, Any]) -> str | None:
-        digest = outcome.get("text_digest")
-        return self.ledger.load(digest).decode("utf-8") if digest else None
 
     def run(self, observe: Callable[[CallRecord], None] | None = None) -> list[CallRecord]:
         """Every call's record in plan order; ``observe`` sees each one as it is decided."""
@@ -177,7 +173,7 @@ class Executor:
                         step,
                         outcome,
                         state.intents[key],
-                        self._text(outcome),
+                        self.ledger.text(outcome),
                         state.attempts.get(key, 1),
                     )
                 elif key in state.intents:
@@ -188,8 +184,8 @@ class Executor:
                         step,
                         "interrupted",
                         reason="intent-without-outcome: the process ended mid-request",
-                        reservation_usd=intent["reservation_nano_usd"] / NANO,
-                        prompt_digest=intent["request_digest"],
+                        reservation_usd=intent.reservation_nano_usd / NANO,
+                        prompt_digest=intent.request_digest,
                         attempts=state.attempts.get(key, 1),
                     )
                 elif unsent is not None:
@@ -211,7 +207,7 @@ class Executor:
         budget = self.plan.budget
         ceiling = budget.ceiling_nano
         reservation = budget.reservation_nano
-        reserved = sum(i["reservation_nano_usd"] for i in state.intents.values())
+        reserved = state.reserved_nano_usd
         # a free run's earlier halt (an outage) does not stop this invocation
         halt_reason = state.halt_reason if budget.paid else None
         for cell in self.plan.cells:
@@ -230,7 +226,7 @@ class Executor:
                         step,
                         done,
                         state.intents[key],
-                        self._text(done),
+                        self.ledger.text(done),
                         attempts,
                     )
                     if budget.paid or not retryable(record):
@@ -300,7 +296,9 @@ class Executor:
         # server that does not start) raises, and nothing is recorded as sent
         provider = self.provider
         self.ledger.store(prompt.encode("utf-8"))  # the prompt sent, before its intent
-        self.ledger.write_intent(key, request_digest=digest, reservation_nano_usd=reservation)
+        intent = self.ledger.write_intent(
+            key, request_digest=digest, reservation_nano_usd=reservation
+        )
         started = time.perf_counter()
         try:
             result: ProviderResult = provider.complete(ProviderRequest(key=key, prompt=prompt))
@@ -314,13 +312,6 @@ class Executor:
             result = result.model_copy(
                 update={"latency_seconds": round(time.perf_counter() - started, 6)}
             )
-        outcome = self.ledger.write_outcome(key, result)
-        return _from_outcome(
-            self.plan,
-            cell,
-            step,
-            outcome,
-            {"reservation_nano_usd": reservation, "request_digest": digest},
-            result.text,
-            attempts,
-        )
+        reported = Outcome.model_validate(result.model_dump(exclude={"raw", "text"}))
+        outcome = self.ledger.write_outcome(key, reported, raw=result.raw, text=result.text)
+        return _from_outcome(self.plan, cell, step, outcome, intent, result.text, attempts)

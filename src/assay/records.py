@@ -156,6 +156,14 @@ class CallKey(Frozen):
         return self._written()
 
 
+class Usage(Frozen):
+    # tokens a provider reported for one call (None: not reported); no docstring, which would
+    # become the published schema's description
+
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+
+
 class CellKey(Frozen):
     """The key every per-call evidence row starts with: one provider call of one cell."""
 

@@ -366,7 +366,8 @@ def received(admitted: Admitted) -> list[CallRecord]:
         text = None
         if call.text_digest is not None:
             key = call.call
-            if (outcomes.get(key) or {}).get("text_digest") != call.text_digest:
+            outcome = outcomes.get(key)
+            if outcome is None or outcome.text_digest != call.text_digest:
                 raise EvidenceError(
                     f"run {run_id!r}: the ledger {ledger.directory} holds no response "
                     f"{call.text_digest} for {key}, which the send stage received; restore the "
@@ -397,7 +398,7 @@ def receipt(admitted: Admitted, executed: Executed) -> evidence.SendReceipt:
 def pending(plan: Plan, state: LedgerState) -> bool:
     """Some call of the plan has no completed outcome yet."""
     return any(
-        state.outcomes.get(cell.call(step), {}).get("status") != "completed"
+        not state.completed(cell.call(step))
         for cell in plan.sendable
         for step in range(1, cell.steps + 1)
     )
