@@ -81,7 +81,7 @@ def test_every_step_s_prompt_is_stored_under_its_digest_before_its_intent(tmp_pa
     class Checked(Ledger):
         def write_intent(self, key, *, request_digest, reservation_nano_usd):
             assert (self.objects / request_digest).is_file(), f"{key}: intent before its prompt"
-            super().write_intent(key, request_digest=request_digest,
+            return super().write_intent(key, request_digest=request_digest,
                                  reservation_nano_usd=reservation_nano_usd)  # fmt: skip
 
     opened = Ledger.open(tmp_path, plan.run, plan.hash, paid=False)

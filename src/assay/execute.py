@@ -312,6 +312,6 @@ class Executor:
             result = result.model_copy(
                 update={"latency_seconds": round(time.perf_counter() - started, 6)}
             )
-        reported = Outcome.model_validate(result.model_dump(exclude={"raw", "text"}))
+        reported = Outcome.model_validate(result, from_attributes=True)
         outcome = self.ledger.write_outcome(key, reported, raw=result.raw, text=result.text)
         return _from_outcome(self.plan, cell, step, outcome, intent, result.text, attempts)

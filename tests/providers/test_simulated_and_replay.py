@@ -6,6 +6,7 @@ import pytest
 
 from assay.fixtures.scenarios import load_scenario
 from assay.ledger import Ledger
+from assay.ledger_records import Outcome
 from assay.providers.base import ModelProfile, ProviderRequest, ProviderResult
 from assay.providers.replay import ReplayProvider
 from assay.providers.simulated import SimulatedProvider, answer_book, inline_pattern, pull
@@ -98,13 +99,19 @@ def test_unknown_prompt_fails_closed():
     assert (result.status, result.halt) == ("provider-error", True)
 
 
+def _write(ledger, key, result):
+    reported = Outcome.model_validate(result, from_attributes=True)
+    ledger.write_outcome(key, reported, raw=result.raw, text=result.text)
+
+
 def test_replay_reserves_earlier_answers_and_fails_closed_on_a_miss(tmp_path):
     ledger = Ledger.open(tmp_path, "earlier", "a" * 64, paid=False)
     ledger.write_intent(CallKey(cell_id="c1", step=1), request_digest="d", reservation_nano_usd=0)
-    ledger.write_outcome(CallKey(cell_id="c1", step=1), ProviderResult(status="completed", text="answer", raw=b'{"raw":1}',
-                                                served_model="m", generation_id="g"))  # fmt: skip
+    _write(ledger, CallKey(cell_id="c1", step=1), ProviderResult(status="completed", text="answer",
+           raw=b'{"raw":1}', served_model="m", generation_id="g"))  # fmt: skip
     ledger.write_intent(CallKey(cell_id="c2", step=1), request_digest="d", reservation_nano_usd=0)
-    ledger.write_outcome(
+    _write(
+        ledger,
         CallKey(cell_id="c2", step=1),
         ProviderResult(status="provider-error", reason="http-429", halt=True),
     )
