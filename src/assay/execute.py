@@ -1,5 +1,10 @@
 """The execute loop: the only code that sends provider requests.
 
+:func:`send_run` holds the run's ledger (opened, locked, a paid run's inputs sealed before its
+first request) and runs the :class:`Executor` in it; everything below it (the ledger, the seal,
+the provider made through ``assay.providers.factory``, the progress bar) is called from here
+and returns here, so nothing on the send path climbs back into the stage modules above.
+
 Concurrency one, in plan order (blocked by subject), at most one request per call key
 (``<cell id>#<step>``), ever:
 
@@ -23,15 +28,20 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import closing
+from pathlib import Path
 from typing import Any
 
+from assay.chain_prompts import ChainRenderer
 from assay.digest import sha256_hex
-from assay.evidence import CallRecord
+from assay.evidence import CallRecord, PromptRow
 from assay.ledger import Ledger, LedgerState
 from assay.ledger_records import LedgerIntent, LedgerOutcome, Outcome
 from assay.plan import Plan, PlannedCell
+from assay.progress import SpendProgress
 from assay.providers.base import NANO, Provider, ProviderRequest, ProviderResult
 from assay.records import SEND_REFUSED, CallKey, ExecutionStatus
+from assay.seal import seal
 
 FREE_ATTEMPTS = 3
 """Attempts a free run gives one call across invocations before its failure is final."""
@@ -41,6 +51,9 @@ REFUSED_PREFIX = f"{SEND_REFUSED}: "
 HALTED = ("budget-halted", "halted")
 """Calls never sent because their run was stopping: a paid run's (``budget-halted``), a free
 run's (``halted``)."""
+
+AWAITING = "awaiting-authorization"
+"""The reason of every call of a paid run awaiting authorization."""
 
 NextPrompt = Callable[[PlannedCell, int, Sequence[str]], str | None]
 """Renders step ``k`` (2…) of a chain cell from the texts of the steps before it; ``None``
@@ -71,6 +84,44 @@ def record_for(
         price_cap_completion_usd_per_m=caps.completion,
         **fields,
     )
+
+
+def unsent(plan: Plan, reason: str) -> list[CallRecord]:
+    """Every call of a run that sends nothing this time: ``not-run`` with ``reason``, or
+    ``excluded`` (with the plan's reason) for a cell the plan will never send."""
+    return [
+        record_for(plan, c, step, "excluded", reason=c.excluded)
+        if c.excluded
+        else record_for(plan, c, step, "not-run", reason=reason)
+        for c in plan.cells
+        for step in range(1, c.steps + 1)
+    ]
+
+
+def send_run(
+    plan: Plan,
+    ledger_root: Path,
+    rows: Mapping[tuple[str, str], PromptRow],
+    factory: Callable[[Plan, Path], Callable[[], Provider]],
+) -> list[CallRecord]:
+    """Send the run's calls under its ledger's exclusive lock: open (or create) the ledger,
+    seal a paid run's inputs before its first request (``assay.seal``), then run the
+    :class:`Executor` from the rendered prompts ``rows`` (later chain steps rendered from the
+    earlier answers) with a provider made by ``factory`` when the first call is due, showing
+    its progress."""
+    ledger = Ledger.open(ledger_root, plan.run, plan.hash, paid=plan.budget.paid)
+    with ledger.exclusive() as opened:
+        if plan.budget.paid and not opened.state().begun:
+            seal(opened.directory, plan)  # what its evidence needs, should an edit re-plan it
+        executor = Executor(
+            plan,
+            opened,
+            {key: row.prompt for key, row in rows.items()},
+            factory(plan, opened.directory),
+            next_prompt=ChainRenderer(rows, plan.analysis.extraction),
+        )
+        with SpendProgress(plan) as observe, closing(executor):
+            return executor.run(observe)
 
 
 def _from_outcome(

@@ -14,13 +14,12 @@ import pytest
 import yaml
 from pydantic import ValidationError
 
-from assay.chain_prompts import shown_repositories
+from assay.chain_prompts import ChainRenderer, shown_repositories
 from assay.execute import Executor
 from assay.extract import extract_candidate
 from assay.fixtures.scenarios import load_scenario
 from assay.ledger import Ledger
 from assay.params import AnalysisPlan, RunSpec, load_params
-from assay.pipeline.execute import ChainRenderer
 from assay.pipeline.render import prompt_rows
 from assay.plan import build_plan, cell_id, request_sizes
 from assay.providers.base import DEVIATIONS, ModelProfile, ProviderRequest
