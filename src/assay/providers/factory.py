@@ -108,7 +108,10 @@ def make_provider(
     keyless = KEYLESS_FACTORIES.get(profile.provider)
     if keyless is not None:
         if site is None:
-            raise ProviderConfigError(f"a {profile.provider} provider serves a run: give its site")
+            raise ProviderConfigError(
+                f"no provider is registered for kind {profile.provider!r} outside a run: it "
+                "needs the run it serves (its site)"
+            )
         return keyless(profile, site)
     adapter = REAL_ADAPTERS.get(profile.provider)
     if adapter is None:
