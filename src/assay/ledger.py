@@ -277,6 +277,11 @@ class Ledger:
     def load(self, digest: str) -> bytes:
         return (self.objects / digest).read_bytes()
 
+    def find(self, digest: str) -> bytes | None:
+        """The stored body of ``digest``; ``None`` when this ledger never stored it."""
+        stored = self.objects / digest
+        return stored.read_bytes() if stored.is_file() else None
+
     def text(self, outcome: LedgerOutcome) -> str | None:
         """The completion text an outcome names (``None``: it had none)."""
         digest = outcome.text_digest

@@ -62,8 +62,8 @@ def sent_prompt_rows(
     by_digest = {sha256_hex(text): text for text in rendered}
     rows = []
     for digest in sorted({r.prompt_digest for r in records if r.prompt_digest}):
-        stored = ledger.objects / digest
-        text = stored.read_bytes().decode("utf-8") if stored.is_file() else by_digest.get(digest)
+        stored = ledger.find(digest)
+        text = stored.decode("utf-8") if stored is not None else by_digest.get(digest)
         if text is not None:
             rows.append(SentPromptRow(run=run_id, prompt_digest=digest, prompt=text))
     return rows

@@ -26,7 +26,8 @@ Checks = Callable[[ModelProfile, Mapping[str, str]], CheckReport]
 
 
 class Executed(Frozen):
-    """What one invocation of the execute stage did."""
+    """What sending one run did this time (in the send stage, or in its execute stage when the
+    send stage left the run to it)."""
 
     run: str
     records: tuple[CallRecord, ...] = ()
