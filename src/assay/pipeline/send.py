@@ -177,7 +177,7 @@ def run(
         evidence.write_receipt(made)
     left = [run_id for run_id in params.runs if not requested.wants(run_id)]
     for run_id in left:
-        evidence.write_receipt(deferred_receipt(run_id, params))
+        evidence.write_receipt(receipt_without_calls(run_id, params, deferred=True))
     if unexpected is not None:
         raise unexpected  # after every other run's receipt is written
     by_run = {entry.run: entry for entry in sent}
@@ -187,22 +187,17 @@ def run(
     ]
 
 
-def deferred_receipt(run_id: str, params: Params) -> evidence.SendReceipt:
+def receipt_without_calls(
+    run_id: str, params: Params, *, deferred: bool = False, refused: str | None = None
+) -> evidence.SendReceipt:
+    """The receipt of a run nothing was sent for here: ``deferred`` to its execute stage (the
+    DVC command asked for other runs), or ``refused`` (why)."""
     return evidence.SendReceipt(
         run=run_id,
         plan_hash=evidence.read_plan(run_id).hash,
         ledger_root=params.ledger_root,
         calls=(),
-        deferred=True,
-    )
-
-
-def refused_receipt(run_id: str, params: Params, refused: str) -> evidence.SendReceipt:
-    return evidence.SendReceipt(
-        run=run_id,
-        plan_hash=evidence.read_plan(run_id).hash,
-        ledger_root=params.ledger_root,
-        calls=(),
+        deferred=deferred,
         refused=refused,
     )
 
@@ -346,7 +341,7 @@ def _send_runs(
     receipts = [
         receipt(by_run[entry.run], entry.executed)
         if entry.refused is None and entry.executed is not None
-        else refused_receipt(entry.run, params, entry.refused or "not sent")
+        else receipt_without_calls(entry.run, params, refused=entry.refused or "not sent")
         for entry in sent
         # none for a paid run refused (the stage fails) or a run whose thread raised a fault
         if entry.failure is None and (entry.executed is not None or entry.error is not None)
