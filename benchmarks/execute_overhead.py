@@ -46,7 +46,7 @@ def main() -> None:
     started = time.perf_counter()
     for cell in cells:
         provider.complete(
-            ProviderRequest(cell_id=f"{cell.cell_id}#1", prompt=prompts[(cell.subject, cell.arm)])
+            ProviderRequest(key=f"{cell.cell_id}#1", prompt=prompts[(cell.subject, cell.arm)])
         )
     provider_only = (time.perf_counter() - started) / len(cells)
 

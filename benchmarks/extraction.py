@@ -42,7 +42,7 @@ def main() -> None:
             target, files = shown_files(prompt)
             repository = Repository(target=files[target])
             for repeat in range(1, args.repeats + 1):
-                request = ProviderRequest(cell_id=f"{cell_id(subject.id, arm, repeat)}#1",
+                request = ProviderRequest(key=f"{cell_id(subject.id, arm, repeat)}#1",
                                           prompt=prompt)  # fmt: skip
                 answers.append((subject.task, provider.complete(request).text, repository))
     print(f"{len(answers)} answers of sim-realistic on v1 ({args.repeats} per prompt)")

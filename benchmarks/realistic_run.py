@@ -62,7 +62,7 @@ def variety(scale: int) -> None:
             for (subject, arm), prompt in prompts.items():
                 for repeat in range(1, repeats + 1):
                     key = f"{cell_id(subject, arm, repeat)}#1"
-                    text = provider.complete(ProviderRequest(cell_id=key, prompt=prompt)).text
+                    text = provider.complete(ProviderRequest(key=key, prompt=prompt)).text
                     source = extract_candidate(text, repository=prompt_repository(prompt)).source
                     calls += 1
                     sources.add(source)

@@ -6,6 +6,7 @@ from assay.authorize import AuthorizationError, SpendRefused, check_spendable, d
 from assay.ledger import Ledger, LedgerBindingError
 from assay.params import RunSpec
 from assay.providers.base import ModelProfile
+from assay.records import CallKey
 
 from .test_plan import PAID, plan_for
 
@@ -129,7 +130,7 @@ def test_token_renews_while_unspent_and_never_after(plan, tmp_path):
     with pytest.raises(SpendRefused, match="is not the one the ledger"):
         spendable(plan, authorized(plan, first), root)
     ledger = Ledger.open(root, plan.run, plan.hash, paid=True)
-    ledger.write_intent("c#1", request_digest="d", reservation_nano_usd=1)
+    ledger.write_intent(CallKey(cell_id="c", step=1), request_digest="d", reservation_nano_usd=1)
     with pytest.raises(LedgerBindingError, match="already began spending"):
         issue_token(plan, authorized(plan, second), root=root, ledger_root="ledger")
 
@@ -155,7 +156,7 @@ def test_a_run_replanned_after_it_sent_names_its_ledger_and_the_ways_on(plan, tm
     """Neither the stage's decision nor `assay authorize` calls it a ledger that is not here."""
     spent = "e" * 64
     ledger = Ledger.open(tmp_path, plan.run, spent, paid=True)
-    ledger.write_intent("c#1", request_digest="d", reservation_nano_usd=1)
+    ledger.write_intent(CallKey(cell_id="c", step=1), request_digest="d", reservation_nano_usd=1)
     spec = RunSpec(model="m", scenario="v1", allow_paid=True, authorization=spent, plan_ref=spent)
     named = f"already sent under plan {spent} (its ledger {tmp_path / plan.run / spent} holds 0"
     with pytest.raises(AuthorizationError, match=r"^run 'r' already sent") as stage:

@@ -2,11 +2,11 @@
 
 from pathlib import Path
 
+from assay.chain_prompts import ChainRenderer
 from assay.execute import Executor
 from assay.fixtures.scenarios import load_scenario
 from assay.ledger import Ledger
 from assay.params import AnalysisPlan, RunSpec
-from assay.pipeline.execute import ChainRenderer
 from assay.pipeline.render import prompt_rows
 from assay.plan import build_plan, request_sizes
 from assay.providers.base import ModelProfile
@@ -21,7 +21,7 @@ class Recording(SimulatedProvider):
         self.prompts = {}
 
     def complete(self, request):
-        self.prompts[request.cell_id] = request.prompt
+        self.prompts[str(request.key)] = request.prompt
         return super().complete(request)
 
 
@@ -73,7 +73,7 @@ def test_a_step_without_code_ends_its_chain(tmp_path):
 
 def test_every_step_s_prompt_is_stored_under_its_digest_before_its_intent(tmp_path):
     from assay.digest import sha256_hex
-    from assay.pipeline.execute import sent_prompt_rows
+    from assay.pipeline.collect import sent_prompt_rows
 
     scenario, rows, prompts, profile, plan = _chain_plan(subjects=1)
     provider = Recording(profile, answer_book(scenario.subjects))
@@ -81,7 +81,7 @@ def test_every_step_s_prompt_is_stored_under_its_digest_before_its_intent(tmp_pa
     class Checked(Ledger):
         def write_intent(self, key, *, request_digest, reservation_nano_usd):
             assert (self.objects / request_digest).is_file(), f"{key}: intent before its prompt"
-            super().write_intent(key, request_digest=request_digest,
+            return super().write_intent(key, request_digest=request_digest,
                                  reservation_nano_usd=reservation_nano_usd)  # fmt: skip
 
     opened = Ledger.open(tmp_path, plan.run, plan.hash, paid=False)

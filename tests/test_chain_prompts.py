@@ -23,7 +23,7 @@ class Recording(SimulatedProvider):
         self.prompts = {}
 
     def complete(self, request):
-        self.prompts[request.cell_id] = request.prompt
+        self.prompts[str(request.key)] = request.prompt
         return super().complete(request)
 
 

@@ -31,7 +31,7 @@ class ScriptedProvider:
         self.requests = []
 
     def complete(self, request):
-        self.requests.append(request.cell_id)
+        self.requests.append(str(request.key))
         result = self.script.get(len(self.requests))
         if isinstance(result, Exception):
             raise result

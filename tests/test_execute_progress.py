@@ -10,7 +10,7 @@ import pytest
 
 from assay.execute import Executor
 from assay.ledger import Ledger
-from assay.pipeline.execute import SpendProgress
+from assay.progress import SpendProgress
 from assay.providers.base import ProviderResult
 
 CASES = Path(__file__).parent / "cases"

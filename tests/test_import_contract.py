@@ -134,6 +134,45 @@ def test_no_layer_imports_a_layer_above_it(graph: grimp.ImportGraph) -> None:
     assert not upward, "imports of a higher layer:\n" + "\n".join(upward)
 
 
+PAID_PATH_LIBRARY = ("assay.ledger", "assay.ledger_records", "assay.execute", "assay.seal")
+"""The paid path below the stages: the ledger, the execute loop, the seal. The stages above
+(``assay.pipeline.admission`` → ``assay.pipeline.sending`` → ``assay.pipeline.collect``) sit in
+the pipeline layer."""
+
+LEDGER_BELOW = ("assay.ledger", "assay.ledger_records")
+"""The ledger keeps what a provider reported without knowing providers: replay reads it."""
+
+
+def test_the_ledger_imports_no_provider(graph: grimp.ImportGraph) -> None:
+    wrong = [
+        _where(graph, module, imported)
+        for module in LEDGER_BELOW
+        for imported in sorted(graph.find_modules_directly_imported_by(module))
+        if imported == "assay.providers" or imported.startswith("assay.providers.")
+    ]
+    assert not wrong, "the ledger must not import providers:\n" + "\n".join(wrong)
+
+
+def test_the_send_path_is_layered(graph: grimp.ImportGraph) -> None:
+    """Admission, sending and collecting import downwards only: sending uses admission,
+    collecting uses admission, and none of the paid path below the stages imports them."""
+    stages = ("assay.pipeline.admission", "assay.pipeline.sending", "assay.pipeline.collect")
+    assert all(module in graph.modules for module in (*stages, *PAID_PATH_LIBRARY))
+    upward = [
+        _where(graph, module, imported)
+        for module in PAID_PATH_LIBRARY
+        for imported in sorted(graph.find_modules_directly_imported_by(module))
+        if _layer(imported) < _layer(module)
+    ]
+    assert not upward, "\n".join(upward)
+    assert not graph.direct_import_exists(
+        importer="assay.pipeline.admission", imported="assay.pipeline.sending"
+    )
+    assert not graph.direct_import_exists(
+        importer="assay.pipeline.sending", imported="assay.pipeline.collect"
+    )
+
+
 def stage_folders() -> set[str]:
     """The top-level folders under ``data/`` that dvc.yaml declares as stage outputs."""
     folders = set()

@@ -50,8 +50,8 @@ def replanned_after_spending(
     """What a paid run that sent under plan ``sent_hash`` is now that an edit gives its
     settings ``new_hash``, and the exact commands on. ``kept``: its plan and inputs were sealed
     with its ledger (``assay.seal``), so its evidence and report stay as they were."""
-    answered = sum(1 for o in state.outcomes.values() if o.get("status") == "completed")
-    spent = sum(o.get("cost_usd") or 0.0 for o in state.outcomes.values())
+    answered = sum(1 for o in state.outcomes.values() if o.status == "completed")
+    spent = sum(o.cost_usd or 0.0 for o in state.outcomes.values())
     sent = (
         f"run {run!r} already sent under plan {sent_hash} (its ledger {root / run / sent_hash} "
         f"holds {answered} answered of {len(state.intents)} calls, ${spent:.4f} reported "

@@ -1,5 +1,10 @@
 """The execute loop: the only code that sends provider requests.
 
+:func:`send_run` holds the run's ledger (opened, locked, a paid run's inputs sealed before its
+first request) and runs the :class:`Executor` in it; everything below it (the ledger, the seal,
+the provider made through ``assay.providers.factory``, the progress bar) is called from here
+and returns here, so nothing on the send path climbs back into the stage modules above.
+
 Concurrency one, in plan order (blocked by subject), at most one request per call key
 (``<cell id>#<step>``), ever:
 
@@ -23,14 +28,20 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import closing
+from pathlib import Path
 from typing import Any
 
+from assay.chain_prompts import ChainRenderer
 from assay.digest import sha256_hex
-from assay.evidence import CallRecord
+from assay.evidence import CallRecord, PromptRow
 from assay.ledger import Ledger, LedgerState
+from assay.ledger_records import LedgerIntent, LedgerOutcome, Outcome
 from assay.plan import Plan, PlannedCell
+from assay.progress import SpendProgress
 from assay.providers.base import NANO, Provider, ProviderRequest, ProviderResult
-from assay.records import SEND_REFUSED, ExecutionStatus
+from assay.records import SEND_REFUSED, CallKey, ExecutionStatus
+from assay.seal import seal
 
 FREE_ATTEMPTS = 3
 """Attempts a free run gives one call across invocations before its failure is final."""
@@ -40,6 +51,9 @@ REFUSED_PREFIX = f"{SEND_REFUSED}: "
 HALTED = ("budget-halted", "halted")
 """Calls never sent because their run was stopping: a paid run's (``budget-halted``), a free
 run's (``halted``)."""
+
+AWAITING = "awaiting-authorization"
+"""The reason of every call of a paid run awaiting authorization."""
 
 NextPrompt = Callable[[PlannedCell, int, Sequence[str]], str | None]
 """Renders step ``k`` (2…) of a chain cell from the texts of the steps before it; ``None``
@@ -51,10 +65,6 @@ def retryable(record: CallRecord) -> bool:
     if record.status in HALTED:
         return True
     return record.status in RETRIED_STATUSES and record.attempts < FREE_ATTEMPTS
-
-
-def call_key(cell: PlannedCell, step: int) -> str:
-    return f"{cell.cell_id}#{step}"
 
 
 def record_for(
@@ -76,36 +86,73 @@ def record_for(
     )
 
 
+def unsent(plan: Plan, reason: str) -> list[CallRecord]:
+    """Every call of a run that sends nothing this time: ``not-run`` with ``reason``, or
+    ``excluded`` (with the plan's reason) for a cell the plan will never send."""
+    return [
+        record_for(plan, c, step, "excluded", reason=c.excluded)
+        if c.excluded
+        else record_for(plan, c, step, "not-run", reason=reason)
+        for c in plan.cells
+        for step in range(1, c.steps + 1)
+    ]
+
+
+def send_run(
+    plan: Plan,
+    ledger_root: Path,
+    rows: Mapping[tuple[str, str], PromptRow],
+    factory: Callable[[Plan, Path], Callable[[], Provider]],
+) -> list[CallRecord]:
+    """Send the run's calls under its ledger's exclusive lock: open (or create) the ledger,
+    seal a paid run's inputs before its first request (``assay.seal``), then run the
+    :class:`Executor` from the rendered prompts ``rows`` (later chain steps rendered from the
+    earlier answers) with a provider made by ``factory`` when the first call is due, showing
+    its progress."""
+    ledger = Ledger.open(ledger_root, plan.run, plan.hash, paid=plan.budget.paid)
+    with ledger.exclusive() as opened:
+        if plan.budget.paid and not opened.state().begun:
+            seal(opened.directory, plan)  # what its evidence needs, should an edit re-plan it
+        executor = Executor(
+            plan,
+            opened,
+            {key: row.prompt for key, row in rows.items()},
+            factory(plan, opened.directory),
+            next_prompt=ChainRenderer(rows, plan.analysis.extraction),
+        )
+        with SpendProgress(plan) as observe, closing(executor):
+            return executor.run(observe)
+
+
 def _from_outcome(
     plan: Plan,
     cell: PlannedCell,
     step: int,
-    outcome: Mapping[str, Any],
-    intent: Mapping[str, Any],
+    outcome: LedgerOutcome,
+    intent: LedgerIntent,
     text: str | None,
     attempts: int,
 ) -> CallRecord:
-    usage = outcome.get("usage") or {}
     return record_for(
         plan,
         cell,
         step,
-        outcome["status"],
-        reason=outcome.get("reason"),
-        halt=bool(outcome.get("halt")),
-        reservation_usd=intent["reservation_nano_usd"] / NANO,
-        cost_usd=outcome.get("cost_usd"),
-        prompt_tokens=usage.get("prompt_tokens"),
-        completion_tokens=usage.get("completion_tokens"),
-        generation_id=outcome.get("generation_id"),
-        served_model=outcome.get("served_model"),
-        served_provider=outcome.get("served_provider"),
-        finish_reason=outcome.get("finish_reason"),
-        detail=outcome.get("detail"),
-        no_charge_proven=bool(outcome.get("no_charge_proven")),
-        latency_seconds=outcome.get("latency_seconds"),
-        prompt_digest=intent["request_digest"],
-        response_digest=outcome.get("response_digest"),
+        outcome.status,
+        reason=outcome.reason,
+        halt=outcome.halt,
+        reservation_usd=intent.reservation_nano_usd / NANO,
+        cost_usd=outcome.cost_usd,
+        prompt_tokens=outcome.usage.prompt_tokens,
+        completion_tokens=outcome.usage.completion_tokens,
+        generation_id=outcome.generation_id,
+        served_model=outcome.served_model,
+        served_provider=outcome.served_provider,
+        finish_reason=outcome.finish_reason,
+        detail=outcome.detail,
+        no_charge_proven=outcome.no_charge_proven,
+        latency_seconds=outcome.latency_seconds,
+        prompt_digest=intent.request_digest,
+        response_digest=outcome.response_digest,
         text=text,
         attempts=attempts,
     )
@@ -140,10 +187,6 @@ class Executor:
         if close is not None:
             close()
 
-    def _text(self, outcome: Mapping[str, Any]) -> str | None:
-        digest = outcome.get("text_digest")
-        return self.ledger.load(digest).decode("utf-8") if digest else None
-
     def run(self, observe: Callable[[CallRecord], None] | None = None) -> list[CallRecord]:
         """Every call's record in plan order; ``observe`` sees each one as it is decided."""
         state = self.ledger.state()
@@ -170,7 +213,7 @@ class Executor:
         """A paid run that already began: report it, send nothing."""
         for cell in self.plan.cells:
             for step in range(1, cell.steps + 1):
-                key = call_key(cell, step)
+                key = cell.call(step)
                 if cell.excluded:
                     yield record_for(self.plan, cell, step, "excluded", reason=cell.excluded)
                 elif key in state.outcomes:
@@ -181,7 +224,7 @@ class Executor:
                         step,
                         outcome,
                         state.intents[key],
-                        self._text(outcome),
+                        self.ledger.text(outcome),
                         state.attempts.get(key, 1),
                     )
                 elif key in state.intents:
@@ -192,8 +235,8 @@ class Executor:
                         step,
                         "interrupted",
                         reason="intent-without-outcome: the process ended mid-request",
-                        reservation_usd=intent["reservation_nano_usd"] / NANO,
-                        prompt_digest=intent["request_digest"],
+                        reservation_usd=intent.reservation_nano_usd / NANO,
+                        prompt_digest=intent.request_digest,
                         attempts=state.attempts.get(key, 1),
                     )
                 elif unsent is not None:
@@ -215,13 +258,13 @@ class Executor:
         budget = self.plan.budget
         ceiling = budget.ceiling_nano
         reservation = budget.reservation_nano
-        reserved = sum(i["reservation_nano_usd"] for i in state.intents.values())
+        reserved = state.reserved_nano_usd
         # a free run's earlier halt (an outage) does not stop this invocation
         halt_reason = state.halt_reason if budget.paid else None
         for cell in self.plan.cells:
             texts: list[str] = []
             for step in range(1, cell.steps + 1):
-                key = call_key(cell, step)
+                key = cell.call(step)
                 if cell.excluded:
                     yield record_for(self.plan, cell, step, "excluded", reason=cell.excluded)
                     continue
@@ -234,7 +277,7 @@ class Executor:
                         step,
                         done,
                         state.intents[key],
-                        self._text(done),
+                        self.ledger.text(done),
                         attempts,
                     )
                     if budget.paid or not retryable(record):
@@ -289,7 +332,13 @@ class Executor:
         return self.next_prompt(cell, step, texts)
 
     def _call(
-        self, cell: PlannedCell, step: int, key: str, prompt: str, reservation: int, attempts: int
+        self,
+        cell: PlannedCell,
+        step: int,
+        key: CallKey,
+        prompt: str,
+        reservation: int,
+        attempts: int,
     ) -> CallRecord:
         digest = sha256_hex(prompt)
         if step == 1 and digest != cell.prompt_digest:
@@ -298,10 +347,12 @@ class Executor:
         # server that does not start) raises, and nothing is recorded as sent
         provider = self.provider
         self.ledger.store(prompt.encode("utf-8"))  # the prompt sent, before its intent
-        self.ledger.write_intent(key, request_digest=digest, reservation_nano_usd=reservation)
+        intent = self.ledger.write_intent(
+            key, request_digest=digest, reservation_nano_usd=reservation
+        )
         started = time.perf_counter()
         try:
-            result: ProviderResult = provider.complete(ProviderRequest(cell_id=key, prompt=prompt))
+            result: ProviderResult = provider.complete(ProviderRequest(key=key, prompt=prompt))
         except Exception as exc:  # noqa: BLE001  # an adapter bug is still an unproven charge: record and halt
             result = ProviderResult(
                 status="provider-error",
@@ -312,13 +363,6 @@ class Executor:
             result = result.model_copy(
                 update={"latency_seconds": round(time.perf_counter() - started, 6)}
             )
-        outcome = self.ledger.write_outcome(key, result)
-        return _from_outcome(
-            self.plan,
-            cell,
-            step,
-            outcome,
-            {"reservation_nano_usd": reservation, "request_digest": digest},
-            result.text,
-            attempts,
-        )
+        reported = Outcome.model_validate(result, from_attributes=True)
+        outcome = self.ledger.write_outcome(key, reported, raw=result.raw, text=result.text)
+        return _from_outcome(self.plan, cell, step, outcome, intent, result.text, attempts)

@@ -17,7 +17,8 @@ when the token in params.yaml is the latest one this ledger issued, the ledger i
 authorized, and no intent has been written yet. A clone, ``git clean``, a changed or moved
 ``ledger_root`` carry the token but not the ledger, so they find nothing to spend with.
 
-Reading tolerates a torn last line (a crash while writing it): a record that was never fully
+Each line is a frozen record of ``assay.ledger_records``, written as canonical JSON and read back
+into its record. Reading tolerates a torn last line (a crash while writing it): a record that was never fully
 written was never followed by a request, because the request is sent only after the intent's
 fsync returns.
 """
@@ -25,47 +26,56 @@ fsync returns.
 from __future__ import annotations
 
 import fcntl
-import json
 import os
 import secrets
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 from pydantic import Field
 
 from assay.digest import canonical_json, sha256_hex
 from assay.errors import LedgerBindingError
-from assay.providers.base import ProviderResult
-from assay.records import Frozen
+from assay.ledger_records import (
+    LINE,
+    LedgerAuthorization,
+    LedgerHalt,
+    LedgerHeader,
+    LedgerIntent,
+    LedgerLine,
+    LedgerOutcome,
+    Outcome,
+)
+from assay.records import CallKey, Frozen
 
 LEDGER_FILE = "ledger.jsonl"
 
 
-class AuthorizationRecord(Frozen):
-    """The latest ``authorization`` record of a paid ledger: the token params.yaml must carry,
-    and where the ledger was when it was issued."""
-
-    token: str
-    ledger_root: str
-    location: str
-
-
 class LedgerState(Frozen):
-    intents: dict[str, dict[str, Any]]
-    """The latest intent of each call key."""
-    outcomes: dict[str, dict[str, Any]]
-    """The latest outcome of each call key."""
+    intents: dict[CallKey, LedgerIntent]
+    """The latest intent of each call."""
+    outcomes: dict[CallKey, LedgerOutcome]
+    """The latest outcome of each call."""
     halt_reason: str | None
-    attempts: dict[str, int] = Field(default_factory=dict)
-    """Intents written per call key: requests sent (or about to be) for that call."""
-    authorization: AuthorizationRecord | None = None
+    attempts: dict[CallKey, int] = Field(default_factory=dict)
+    """Intents written per call: requests sent (or about to be) for that call."""
+    authorization: LedgerAuthorization | None = None
+    """The latest ``authorization`` line of a paid ledger: the token params.yaml must carry."""
 
     @property
     def begun(self) -> bool:
         return bool(self.intents)
+
+    @property
+    def reserved_nano_usd(self) -> int:
+        """What the intents written so far reserved (never refunded)."""
+        return sum(intent.reservation_nano_usd for intent in self.intents.values())
+
+    def completed(self, key: CallKey) -> bool:
+        """The call's latest outcome is a completion."""
+        outcome = self.outcomes.get(key)
+        return outcome is not None and outcome.status == "completed"
 
 
 def begun_plans(root: Path, run: str) -> dict[str, LedgerState]:
@@ -95,6 +105,10 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
+def _now() -> float:
+    return round(time.time(), 6)
+
+
 class Ledger:
     """Append-only, fsync'd records of one run under one plan hash."""
 
@@ -122,12 +136,13 @@ class Ledger:
             )
         token = secrets.token_hex(16)
         ledger._append(
-            {
-                "type": "authorization",
-                "token": token,
-                "ledger_root": ledger_root,
-                "location": str(ledger.directory.resolve()),
-            }
+            LedgerAuthorization(
+                type="authorization",
+                token=token,
+                ledger_root=ledger_root,
+                location=str(ledger.directory.resolve()),
+                at=_now(),
+            )
         )
         return token
 
@@ -143,10 +158,12 @@ class Ledger:
         ledger = cls.at(root, run, plan_hash)
         ledger.objects.mkdir(parents=True, exist_ok=True)
         if not ledger.path.exists():
-            ledger._append({"type": "header", "run": run, "plan_hash": plan_hash, "paid": paid})
+            ledger._append(
+                LedgerHeader(type="header", run=run, plan_hash=plan_hash, paid=paid, at=_now())
+            )
             _fsync_dir(ledger.directory)
         header = next(ledger.records(), None)
-        if not header or header.get("type") != "header" or header.get("plan_hash") != plan_hash:
+        if not isinstance(header, LedgerHeader) or header.plan_hash != plan_hash:
             raise LedgerBindingError(f"{ledger.path}: ledger is bound to another plan hash")
         return ledger
 
@@ -167,45 +184,41 @@ class Ledger:
         finally:
             os.close(fd)
 
-    def _append(self, record: dict[str, Any]) -> None:
-        line = canonical_json({**record, "at": round(time.time(), 6)}) + b"\n"
+    def _append(self, line: LedgerLine) -> None:
+        data = canonical_json(line.model_dump(mode="json")) + b"\n"
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:
-            os.write(fd, line)
+            os.write(fd, data)
             os.fsync(fd)
         finally:
             os.close(fd)
 
-    def records(self) -> Iterator[dict[str, Any]]:
+    def records(self) -> Iterator[LedgerLine]:
+        """Every complete line, in the order written, as its record."""
         if not self.path.exists():
             return
         with self.path.open("rb") as handle:
             for raw in handle:
                 if not raw.endswith(b"\n"):
                     return  # torn last line: never completed, never acted on
-                yield json.loads(raw)
+                yield LINE.validate_json(raw)
 
     def state(self) -> LedgerState:
-        intents: dict[str, dict[str, Any]] = {}
-        outcomes: dict[str, dict[str, Any]] = {}
-        attempts: dict[str, int] = {}
+        intents: dict[CallKey, LedgerIntent] = {}
+        outcomes: dict[CallKey, LedgerOutcome] = {}
+        attempts: dict[CallKey, int] = {}
         halt_reason = None
         authorization = None
-        for record in self.records():
-            kind = record.get("type")
-            if kind == "intent":
-                intents[record["key"]] = record
-                attempts[record["key"]] = attempts.get(record["key"], 0) + 1
-            elif kind == "outcome":
-                outcomes[record["key"]] = record
-            elif kind == "halt" and halt_reason is None:
-                halt_reason = record["reason"]
-            elif kind == "authorization":
-                authorization = AuthorizationRecord(
-                    token=record["token"],
-                    ledger_root=record["ledger_root"],
-                    location=record["location"],
-                )
+        for line in self.records():
+            if isinstance(line, LedgerIntent):
+                intents[line.key] = line
+                attempts[line.key] = attempts.get(line.key, 0) + 1
+            elif isinstance(line, LedgerOutcome):
+                outcomes[line.key] = line
+            elif isinstance(line, LedgerHalt) and halt_reason is None:
+                halt_reason = line.reason
+            elif isinstance(line, LedgerAuthorization):
+                authorization = line
         return LedgerState(
             intents=intents,
             outcomes=outcomes,
@@ -214,29 +227,38 @@ class Ledger:
             authorization=authorization,
         )
 
-    def write_intent(self, key: str, *, request_digest: str, reservation_nano_usd: int) -> None:
-        self._append(
-            {
-                "type": "intent",
-                "key": key,
-                "request_digest": request_digest,
-                "reservation_nano_usd": reservation_nano_usd,
-            }
+    def write_intent(
+        self, key: CallKey, *, request_digest: str, reservation_nano_usd: int
+    ) -> LedgerIntent:
+        intent = LedgerIntent(
+            type="intent",
+            key=key,
+            request_digest=request_digest,
+            reservation_nano_usd=reservation_nano_usd,
+            at=_now(),
         )
+        self._append(intent)
+        return intent
 
-    def write_outcome(self, key: str, result: ProviderResult) -> dict[str, Any]:
+    def write_outcome(
+        self, key: CallKey, outcome: Outcome, *, raw: bytes, text: str | None
+    ) -> LedgerOutcome:
         """Store the raw body and the completion text, then record the outcome."""
-        record = result.model_dump(mode="json", exclude={"raw", "text"})
-        record["response_digest"] = self.store(result.raw) if result.raw else None
-        record["text_digest"] = (
-            self.store(result.text.encode("utf-8")) if result.text is not None else None
+        response_digest = self.store(raw) if raw else None
+        text_digest = self.store(text.encode("utf-8")) if text is not None else None
+        line = LedgerOutcome(
+            type="outcome",
+            key=key,
+            **outcome.model_dump(),
+            response_digest=response_digest,
+            text_digest=text_digest,
+            at=_now(),
         )
-        outcome = {"type": "outcome", "key": key, **record}
-        self._append(outcome)
-        return outcome
+        self._append(line)
+        return line
 
     def write_halt(self, reason: str) -> None:
-        self._append({"type": "halt", "reason": reason})
+        self._append(LedgerHalt(type="halt", reason=reason, at=_now()))
 
     def store(self, body: bytes) -> str:
         """Store a response body content-addressed (fsync'd); returns its sha256."""
@@ -254,3 +276,13 @@ class Ledger:
 
     def load(self, digest: str) -> bytes:
         return (self.objects / digest).read_bytes()
+
+    def find(self, digest: str) -> bytes | None:
+        """The stored body of ``digest``; ``None`` when this ledger never stored it."""
+        stored = self.objects / digest
+        return stored.read_bytes() if stored.is_file() else None
+
+    def text(self, outcome: LedgerOutcome) -> str | None:
+        """The completion text an outcome names (``None``: it had none)."""
+        digest = outcome.text_digest
+        return self.load(digest).decode("utf-8") if digest else None

@@ -1,19 +1,23 @@
-"""The shapes of the ledger's lines (``assay.ledger``), as frozen records.
+"""The ledger's lines (``assay.ledger``) as frozen records: the ledger writes them and reads them
+back, and a bundle validates every line it carries against the ``paa-operating-record`` schema
+generated from them.
 
-The ledger writes plain JSON lines; these records say what each line holds, so a bundle can
-validate every line it carries against the ``paa-operating-record`` schema.
+A line is canonical JSON (sorted keys) of its record; :data:`LINE` reads one back by its
+``type``. A call's ``key`` is written in :class:`~assay.records.CallKey`'s one spelling.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import Field, TypeAdapter, WithJsonSchema
 
-from assay.providers.base import Usage
-from assay.records import ExecutionStatus, Frozen
+from assay.records import CallKey, ExecutionStatus, Frozen, Usage
 
 Sha256 = str
+
+WrittenKey = Annotated[CallKey, WithJsonSchema({"title": "Key", "type": "string"})]
+"""A call key as a ledger line writes it: ``<cell id>#<step>``."""
 
 
 class LedgerHeader(Frozen):
@@ -26,7 +30,7 @@ class LedgerHeader(Frozen):
 
 class LedgerAuthorization(Frozen):
     """Written by ``assay authorize`` into a paid run's ledger: the token params.yaml carries
-    and where the ledger was when it was issued (``assay.ledger.AuthorizationRecord``)."""
+    and where the ledger was when it was issued (``assay.ledger.LedgerState.authorization``)."""
 
     type: Literal["authorization"]
     token: str
@@ -37,8 +41,7 @@ class LedgerAuthorization(Frozen):
 
 class LedgerIntent(Frozen):
     type: Literal["intent"]
-    key: str
-    """``<cell id>#<step>``."""
+    key: WrittenKey
     request_digest: Sha256
     reservation_nano_usd: int = Field(ge=0)
     at: float
@@ -50,12 +53,16 @@ class LedgerHalt(Frozen):
     at: float
 
 
-class LedgerOutcome(Frozen):
-    """A provider result without its body and text, which are stored by digest. Its fields
-    are ``ProviderResult``'s but ``raw`` and ``text`` (a test holds them equal)."""
-
+class _OutcomeLine(Frozen):
     type: Literal["outcome"]
-    key: str
+    key: WrittenKey
+
+
+class Outcome(Frozen):
+    """What a provider reported of one call, as the ledger keeps it: its result
+    (``assay.providers.base.ProviderResult``) without the body and the text, which the ledger
+    stores by digest (a test holds the fields equal)."""
+
     status: ExecutionStatus
     reason: str | None
     halt: bool
@@ -68,10 +75,26 @@ class LedgerOutcome(Frozen):
     detail: str | None
     no_charge_proven: bool
     latency_seconds: float
+
+
+class LedgerOutcome(Outcome, _OutcomeLine):
+    """A provider result without its body and text, which are stored by digest. Its fields
+    are ``ProviderResult``'s but ``raw`` and ``text`` (a test holds them equal)."""
+
+    # fields in the published schema's order: ``type`` and ``key`` (_OutcomeLine, last base),
+    # the outcome (Outcome), then these
+
     response_digest: Sha256 | None
     text_digest: Sha256 | None
     at: float
 
+
+LedgerLine = Annotated[
+    LedgerHeader | LedgerAuthorization | LedgerIntent | LedgerOutcome | LedgerHalt,
+    Field(discriminator="type"),
+]
+LINE: TypeAdapter[LedgerLine] = TypeAdapter(LedgerLine)
+"""Reads one ledger line (JSON) into its record."""
 
 LEDGER_RECORDS = {
     "header": "LedgerHeader",

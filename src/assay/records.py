@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field, model_serializer, model_validator
 
 SCHEMA_VERSION = 1
 
@@ -130,6 +130,40 @@ class Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
+class CallKey(Frozen):
+    """One provider call: a cell and its step (1 unless the cell is a chain). The one place its
+    written form ``<cell id>#<step>`` (the ledger's ``key``, the simulated model's seed) is
+    spelled and read: it validates from that string and serialises to it."""
+
+    cell_id: str
+    step: int = Field(ge=1)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _read(cls, value: Any) -> Any:
+        if not isinstance(value, str):
+            return value
+        cell_id, hash_sign, step = value.rpartition("#")
+        if not (hash_sign and cell_id and step.isdigit()):
+            raise ValueError(f"not a call key (<cell id>#<step>): {value!r}")
+        return {"cell_id": cell_id, "step": int(step)}
+
+    @model_serializer
+    def _written(self) -> str:
+        return f"{self.cell_id}#{self.step}"
+
+    def __str__(self) -> str:
+        return self._written()
+
+
+class Usage(Frozen):
+    # tokens a provider reported for one call (None: not reported); no docstring, which would
+    # become the published schema's description
+
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+
+
 class CellKey(Frozen):
     """The key every per-call evidence row starts with: one provider call of one cell."""
 
@@ -139,6 +173,10 @@ class CellKey(Frozen):
     arm: str
     repeat: int
     step: int
+
+    @property
+    def call(self) -> CallKey:
+        return CallKey(cell_id=self.cell_id, step=self.step)
 
     def key(self) -> dict[str, Any]:
         """The key fields alone, to start the next stage's row for the same call."""

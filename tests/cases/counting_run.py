@@ -62,7 +62,7 @@ class CountingProvider:
     def complete(self, request):
         self.calls += 1
         with self.counter.open("a") as handle:
-            handle.write(request.cell_id + "\n")
+            handle.write(str(request.key) + "\n")
             handle.flush()
             os.fsync(handle.fileno())
         if self.calls == self.hang_at:

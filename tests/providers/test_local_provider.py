@@ -59,9 +59,9 @@ def _environment(pid: int) -> dict[str, str]:
 def test_the_reply_is_the_answer_prefix_and_what_the_model_wrote(tmp_path):
     local = provider(profile(), tmp_path)
     try:
-        first = local.complete(ProviderRequest(cell_id="a#1", prompt=PROMPT))
+        first = local.complete(ProviderRequest(key="a#1", prompt=PROMPT))
         # the same call again (a free call sent a second time): the same seed, the same bytes
-        second = local.complete(ProviderRequest(cell_id="a#1", prompt=PROMPT))
+        second = local.complete(ProviderRequest(key="a#1", prompt=PROMPT))
         assert local.server.pid is not None
         environment = _environment(local.server.pid)
     finally:
@@ -84,7 +84,7 @@ def test_an_answer_from_another_runtime_is_an_identity_mismatch(tmp_path):
     found = identity(chosen.local, model=chosen.model, context_tokens=2048)
     local = provider(chosen, tmp_path, runtime={**found, "runtime": "llama-cpp-python 0.0.1"})
     try:
-        result = local.complete(ProviderRequest(cell_id="a#1", prompt=PROMPT))
+        result = local.complete(ProviderRequest(key="a#1", prompt=PROMPT))
     finally:
         local.close()
     assert result.status == "identity-mismatch" and result.halt
@@ -100,7 +100,7 @@ def test_a_server_killed_mid_call_halts_the_run(tmp_path):
     try:
         killer.start()
         started = time.monotonic()
-        result = local.complete(ProviderRequest(cell_id="a#1", prompt=long_prompt))
+        result = local.complete(ProviderRequest(key="a#1", prompt=long_prompt))
     finally:
         killer.cancel()
         local.close()
@@ -127,9 +127,9 @@ def test_an_instruct_model_answers_through_its_chat_template(tmp_path):
     assert found["chat_template_sha256"] is not None
     local = provider(chat, tmp_path, runtime=found)
     try:
-        first = local.complete(ProviderRequest(cell_id="a#1", prompt=PROMPT))
+        first = local.complete(ProviderRequest(key="a#1", prompt=PROMPT))
         # the same call again (a free call sent a second time): the same seed, the same bytes
-        second = local.complete(ProviderRequest(cell_id="a#1", prompt=PROMPT))
+        second = local.complete(ProviderRequest(key="a#1", prompt=PROMPT))
     finally:
         local.close()
     assert first.status == "completed", first
@@ -178,7 +178,7 @@ def test_an_outside_server_runs_through_the_same_provider_and_plan(tmp_path):
     local = provider(outside, tmp_path, runtime=found)
     pid = local.server.pid
     try:
-        result = local.complete(ProviderRequest(cell_id="a#1", prompt=PROMPT))
+        result = local.complete(ProviderRequest(key="a#1", prompt=PROMPT))
     finally:
         local.close()
     assert result.status == "completed", result
@@ -207,7 +207,7 @@ def test_a_local_call_waits_as_long_as_the_model_takes(tmp_path):
     slow = _slow_server("--delay", "2.5", timeout_seconds=1.0)
     local = provider(slow, tmp_path, runtime={})
     try:
-        result = local.complete(ProviderRequest(cell_id="a#1", prompt=PROMPT))
+        result = local.complete(ProviderRequest(key="a#1", prompt=PROMPT))
     finally:
         local.close()
     assert result.status == "completed", result
@@ -222,7 +222,7 @@ def test_a_server_that_ends_mid_call_ends_the_call_at_once_without_a_read_timeou
     local = provider(dying, tmp_path, runtime={})
     started = time.monotonic()
     try:
-        result = local.complete(ProviderRequest(cell_id="a#1", prompt=PROMPT))
+        result = local.complete(ProviderRequest(key="a#1", prompt=PROMPT))
     finally:
         local.close()
     assert time.monotonic() - started < 10

@@ -31,7 +31,7 @@ def call(case: dict[str, Any], server: LocalServer, base: str) -> ProviderResult
     if "generation" in case:
         server.routes[TABLE["generation_path"]] = Reply.of(case["generation"])
     provider = make_provider(profile_for(adapter, base, case.get("profile", {})), env=ENV)
-    return provider.complete(ProviderRequest(cell_id="cell-1", prompt="Add a function."))
+    return provider.complete(ProviderRequest(key="cell-1#1", prompt="Add a function."))
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case["name"] for case in CASES])

@@ -334,12 +334,12 @@ def test_a_fault_in_one_runs_thread_still_leaves_the_others_receipts(
     every other run's receipt is written: their execute stages then need nothing sent again."""
     from assay.params import load_params
     from assay.pipeline import send
-    from assay.pipeline.execute import provider_factory
+    from assay.providers.factory import for_run
 
     def factory(plan: Any, ledger_dir: Path) -> Callable[[], Any]:
         if plan.run == "par-b":
             raise RuntimeError("a bug in par-b's thread")
-        return provider_factory(plan, ledger_dir)
+        return for_run(plan, ledger_dir)
 
     authorize(paid_runs)
     paid_runs.dvc("repro", *(address("authorize", run) for run in RUNS))

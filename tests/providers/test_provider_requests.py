@@ -28,7 +28,7 @@ def profile_for(fields: dict[str, Any], base: str) -> ModelProfile:
 def test_request_on_the_wire(case: dict[str, Any], server: LocalServer) -> None:
     server.routes[case["path"]] = Reply(status=500)
     profile = profile_for(case["profile"], server.url)
-    make_provider(profile, env=ENV).complete(ProviderRequest(cell_id="c", prompt=TABLE["prompt"]))
+    make_provider(profile, env=ENV).complete(ProviderRequest(key="c#1", prompt=TABLE["prompt"]))
 
     (seen,) = server.requests
     assert (seen.method, seen.path, seen.query) == ("POST", case["path"], case["query"])
@@ -104,7 +104,7 @@ def test_planted_key_never_leaves_in_results(server: LocalServer) -> None:
     produced: list[str | bytes] = []
     for reply in echoes:
         server.routes[chat] = reply
-        result = provider.complete(ProviderRequest(cell_id="c", prompt="p"))
+        result = provider.complete(ProviderRequest(key="c#1", prompt="p"))
         produced += [result.model_dump_json(), result.raw, repr(result), str(result.detail)]
     assert all(seen.headers["authorization"] == f"Bearer {PLANTED_KEY}" for seen in server.requests)
     assert len(server.requests) == len(echoes)

@@ -6,9 +6,11 @@ import pytest
 
 from assay.fixtures.scenarios import load_scenario
 from assay.ledger import Ledger
+from assay.ledger_records import Outcome
 from assay.providers.base import ModelProfile, ProviderRequest, ProviderResult
 from assay.providers.replay import ReplayProvider
 from assay.providers.simulated import SimulatedProvider, answer_book, inline_pattern, pull
+from assay.records import CallKey
 from assay.render import render_input
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -70,7 +72,7 @@ def test_fixed_behaviours_answer_with_the_declared_reference_fenced(dose, behavi
                                  answer_book(dose.subjects))  # fmt: skip
     subject = dose.subjects[3]
     result = provider.complete(
-        ProviderRequest(cell_id="c#1", prompt=render_input(subject, "mess-05", "layered").text)
+        ProviderRequest(key="c#1", prompt=render_input(subject, "mess-05", "layered").text)
     )
     assert result.status == "completed" and result.served_model == f"simulated/{behaviour}"
     assert getattr(subject.task.references, reference).strip() in result.text
@@ -84,8 +86,7 @@ def test_follower_is_deterministic_per_cell_and_seed(dose):
     def answers(seed):
         provider = SimulatedProvider(ModelProfile(provider="simulated", model="s", seed=seed), book)
         return [
-            provider.complete(ProviderRequest(cell_id=f"c{i}#1", prompt=prompt)).text
-            for i in range(40)
+            provider.complete(ProviderRequest(key=f"c{i}#1", prompt=prompt)).text for i in range(40)
         ]
 
     assert answers(1) == answers(1)
@@ -94,21 +95,28 @@ def test_follower_is_deterministic_per_cell_and_seed(dose):
 
 def test_unknown_prompt_fails_closed():
     provider = SimulatedProvider(ModelProfile(provider="simulated", model="s"), ())
-    result = provider.complete(ProviderRequest(cell_id="c#1", prompt="anything"))
+    result = provider.complete(ProviderRequest(key="c#1", prompt="anything"))
     assert (result.status, result.halt) == ("provider-error", True)
+
+
+def _write(ledger, key, result):
+    reported = Outcome.model_validate(result, from_attributes=True)
+    ledger.write_outcome(key, reported, raw=result.raw, text=result.text)
 
 
 def test_replay_reserves_earlier_answers_and_fails_closed_on_a_miss(tmp_path):
     ledger = Ledger.open(tmp_path, "earlier", "a" * 64, paid=False)
-    ledger.write_intent("c1#1", request_digest="d", reservation_nano_usd=0)
-    ledger.write_outcome("c1#1", ProviderResult(status="completed", text="answer", raw=b'{"raw":1}',
-                                                served_model="m", generation_id="g"))  # fmt: skip
-    ledger.write_intent("c2#1", request_digest="d", reservation_nano_usd=0)
-    ledger.write_outcome(
-        "c2#1", ProviderResult(status="provider-error", reason="http-429", halt=True)
+    ledger.write_intent(CallKey(cell_id="c1", step=1), request_digest="d", reservation_nano_usd=0)
+    _write(ledger, CallKey(cell_id="c1", step=1), ProviderResult(status="completed", text="answer",
+           raw=b'{"raw":1}', served_model="m", generation_id="g"))  # fmt: skip
+    ledger.write_intent(CallKey(cell_id="c2", step=1), request_digest="d", reservation_nano_usd=0)
+    _write(
+        ledger,
+        CallKey(cell_id="c2", step=1),
+        ProviderResult(status="provider-error", reason="http-429", halt=True),
     )
     replay = ReplayProvider(ledger.directory)
-    hit = replay.complete(ProviderRequest(cell_id="c1#1", prompt="p"))
+    hit = replay.complete(ProviderRequest(key="c1#1", prompt="p"))
     assert (hit.status, hit.text, hit.raw, hit.served_model) == (
         "completed",
         "answer",
@@ -116,7 +124,7 @@ def test_replay_reserves_earlier_answers_and_fails_closed_on_a_miss(tmp_path):
         "m",
     )
     for key in ("c2#1", "c3#1"):
-        miss = replay.complete(ProviderRequest(cell_id=key, prompt="p"))
+        miss = replay.complete(ProviderRequest(key=key, prompt="p"))
         assert (miss.status, miss.reason, miss.halt) == ("provider-error", "replay-miss", True)
 
 

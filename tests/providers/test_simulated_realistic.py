@@ -14,13 +14,12 @@ import pytest
 import yaml
 from pydantic import ValidationError
 
-from assay.chain_prompts import shown_repositories
+from assay.chain_prompts import ChainRenderer, shown_repositories
 from assay.execute import Executor
 from assay.extract import extract_candidate
 from assay.fixtures.scenarios import load_scenario
 from assay.ledger import Ledger
 from assay.params import AnalysisPlan, RunSpec, load_params
-from assay.pipeline.execute import ChainRenderer
 from assay.pipeline.render import prompt_rows
 from assay.plan import build_plan, cell_id, request_sizes
 from assay.providers.base import DEVIATIONS, ModelProfile, ProviderRequest
@@ -84,7 +83,7 @@ def test_each_deviation_ends_where_its_table_says_on_every_subject(scenarios, de
     rates = {} if deviation == "clean" else {deviation: 1.0}
     for index, (name, subject, arm, prompt) in enumerate(_calls(scenarios)):
         task = subject.task
-        request = ProviderRequest(cell_id=f"{subject.id}/{arm}/r1#1", prompt=prompt)
+        request = ProviderRequest(key=f"{subject.id}/{arm}/r1#1", prompt=prompt)
         kept = _provider(books[name], seed=index).complete(request).text
         text = _provider(books[name], seed=index, deviations=rates).complete(request).text
         got = _outcome(text, task.helper, task.helper_module, task.primitives, prompt)
@@ -130,7 +129,7 @@ def test_codebase_references_take_every_deviation_too(deviation):
     rates = {} if deviation == "clean" else {deviation: 1.0}
     for entry, prompt in _codebase_entries():
         for seed in range(2):
-            request = ProviderRequest(cell_id=f"x/clean/r{seed}#1", prompt=prompt)
+            request = ProviderRequest(key=f"x/clean/r{seed}#1", prompt=prompt)
             text = _provider([entry], seed=seed, deviations=rates).complete(request).text
             got = _outcome(text, entry.helper, entry.helper_module, entry.primitives, prompt)
             assert got[0] == expected["extraction"], text
@@ -146,9 +145,7 @@ def test_the_reply_is_fixed_by_seed_prompt_and_call_and_varies_across_repeats(sc
     def replies(seed: int) -> list[str]:
         provider = _provider(book, seed=seed)
         return [
-            provider.complete(
-                ProviderRequest(cell_id=f"card-mask/clean/r{r}#1", prompt=prompt)
-            ).text
+            provider.complete(ProviderRequest(key=f"card-mask/clean/r{r}#1", prompt=prompt)).text
             for r in range(1, 31)
         ]
 
@@ -167,7 +164,7 @@ def test_clean_replies_use_many_layouts_and_keep_the_reference_code(scenarios):
         for repeat in range(1, 6):
             text = (
                 _provider(book, seed=repeat)
-                .complete(ProviderRequest(cell_id=f"{subject.id}/{arm}/r{repeat}#1", prompt=prompt))
+                .complete(ProviderRequest(key=f"{subject.id}/{arm}/r{repeat}#1", prompt=prompt))
                 .text
             )
             seen["bare fence"] += "\n```\ndef " in text or "\n```\nfrom " in text
@@ -183,7 +180,7 @@ def test_clean_replies_use_many_layouts_and_keep_the_reference_code(scenarios):
 def test_served_model_says_simulated_realistic(scenarios):
     v1 = scenarios["v1"]
     prompt = render_input(v1.subjects[0], "clean", "v1").text
-    result = _provider(answer_book(v1.subjects)).complete(ProviderRequest(cell_id="c#1",
+    result = _provider(answer_book(v1.subjects)).complete(ProviderRequest(key="c#1",
                                                                            prompt=prompt))  # fmt: skip
     assert (result.served_model, result.served_provider) == ("simulated/realistic", "simulated")
     assert result.cost_usd == 0.0 and result.no_charge_proven
@@ -193,7 +190,7 @@ def test_truncated_replies_end_at_the_token_limit(scenarios):
     v1 = scenarios["v1"]
     prompt = render_input(v1.subjects[0], "inconsistent", "v1").text
     provider = _provider(answer_book(v1.subjects), deviations={"truncated": 1.0})
-    result = provider.complete(ProviderRequest(cell_id="c#1", prompt=prompt))
+    result = provider.complete(ProviderRequest(key="c#1", prompt=prompt))
     assert result.finish_reason == "length" and result.text.rstrip().endswith("(")
 
 

@@ -87,14 +87,14 @@ def test_own_step_answers_call_the_latest_step_and_score_as_the_known_ambiguity(
         task = subject.task
         step_one = _step_prompt(subject, "mess-00", [])
         step_three = _step_prompt(subject, "mess-00", [task.references.reused] * 2)
-        assert "implement_step" not in always.complete(ProviderRequest(cell_id="c#1", prompt=step_one)).text  # fmt: skip
-        answer = always.complete(ProviderRequest(cell_id="c#3", prompt=step_three)).text
+        assert "implement_step" not in always.complete(ProviderRequest(key="c#1", prompt=step_one)).text  # fmt: skip
+        answer = always.complete(ProviderRequest(key="c#3", prompt=step_three)).text
         source = answer.split("```python\n", 1)[1].split("\n```", 1)[0]
         assert earlier_steps_called(source, 3) == (2,), source
         verdict = score(source, helper=task.helper, helper_module=task.helper_module,
                         primitives=task.primitives, version=7)  # fmt: skip
         assert (verdict.verdict, verdict.reason) == ("ambiguous", "no-helper-no-primitive")
-        kept = never.complete(ProviderRequest(cell_id="c#3", prompt=step_three)).text
+        kept = never.complete(ProviderRequest(key="c#3", prompt=step_three)).text
         assert "implement_step" not in kept
 
 
@@ -104,8 +104,7 @@ def test_own_step_rate_is_a_rate():
     subject = subjects[0]
     prompt = _step_prompt(subject, "mess-00", [subject.task.references.reused])
     delegated = sum(
-        "implement_step_1("
-        in provider.complete(ProviderRequest(cell_id=f"c{i}#2", prompt=prompt)).text
+        "implement_step_1(" in provider.complete(ProviderRequest(key=f"c{i}#2", prompt=prompt)).text
         for i in range(400)
     )
     assert 60 <= delegated <= 140

@@ -42,7 +42,7 @@ def test_each_deviation_ends_in_the_sandbox_as_its_table_says(sandbox_image: str
                                        seed=3, deviations=rates)  # fmt: skip
                 text = (
                     SimulatedProvider(profile, book)
-                    .complete(ProviderRequest(cell_id=f"{subject_id}/{arm}/r1#1", prompt=prompt))
+                    .complete(ProviderRequest(key=f"{subject_id}/{arm}/r1#1", prompt=prompt))
                     .text
                 )
                 source = extract_candidate(text, repository=prompt_repository(prompt)).source

@@ -89,8 +89,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "list",
         help="every declared run: model, prompting mode, scenario, status and spend",
         description="List the runs declared in params.yaml with their model, prompting mode, "
-        "scenario, where "
-        "they stand in the pipeline (from --data) and what they spent (reserved / reported).",
+        "scenario, how far "
+        "each has got in the pipeline (from --data) and what it spent (reserved / reported).",
     )
     listing.add_argument("--params", default="params.yaml", help="the params file")
     add_data_argument(listing)

@@ -10,7 +10,7 @@ from pydantic import Field, StrictInt
 
 from assay.digest import canonical_json, sha256_hex
 from assay.providers.base import NANO, ModelProfile, nano_down, nano_up
-from assay.records import Frozen
+from assay.records import CallKey, Frozen
 
 PLAN_SCHEMA = "assay-plan/1"
 
@@ -45,6 +45,10 @@ class PlannedCell(Frozen):
     """Digest of the first step's prompt (later chain steps are rendered from earlier outputs)."""
     excluded: str | None = None
     """Why the plan will never send this cell (for example ``request-over-cap``)."""
+
+    def call(self, step: int) -> CallKey:
+        """The key of this cell's call at ``step``."""
+        return CallKey(cell_id=self.cell_id, step=step)
 
 
 BYTES_PER_TOKEN = 3

@@ -41,8 +41,8 @@ from assay.export.report import bundle_report, report_files
 from assay.export.selection import EVIDENCE_TABLES, SHARED_TABLES, Table
 from assay.extract import VERSIONS, extract_candidate
 from assay.fixtures.scenarios import image_kind
-from assay.ledger_records import LEDGER_RECORDS
-from assay.records import Frozen, Verdict
+from assay.ledger_records import LEDGER_RECORDS, LINE, LedgerHeader, LedgerIntent, LedgerOutcome
+from assay.records import CallKey, Frozen, Verdict
 from assay.schemas import first_error
 from assay.structure import EVALUATOR_VERSIONS, verdict_for, verdicts_in_step_order
 
@@ -222,34 +222,43 @@ def _run_records(bundle: _Bundle, run: mf.RunManifest, _: mf.BundleManifest) -> 
 
 def _ledger(
     bundle: _Bundle, run: mf.RunManifest
-) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
+) -> tuple[dict[CallKey, LedgerOutcome], dict[CallKey, LedgerIntent]]:
     """The ledger's latest outcome and latest intent by call key (empty when the run never
-    opened a ledger)."""
+    opened a ledger). Each line is checked against the bundle's schema, then read as the
+    ledger reads it (``assay.ledger_records.LINE``)."""
     relative = "ledger/ledger.jsonl"
-    outcomes: dict[str, dict[str, Any]] = {}
-    intents: dict[str, dict[str, Any]] = {}
+    outcomes: dict[CallKey, LedgerOutcome] = {}
+    intents: dict[CallKey, LedgerIntent] = {}
     if not (bundle.root / relative).exists():
         return outcomes, intents
     data = (bundle.root / relative).read_bytes()
     key = bundle.content_key(data, "paa-operating-record", "ledger")
-    for number, line in enumerate(data.splitlines(), 1):
+    for number, raw in enumerate(data.splitlines(), 1):
         try:
-            record = json.loads(line)
+            value = json.loads(raw)
         except ValueError:
             raise Differs(relative, f"line {number} is not JSON") from None
-        name = LEDGER_RECORDS.get(record.get("type"))
+        match value:
+            case {"type": str() as kind}:
+                name = LEDGER_RECORDS.get(kind)
+            case _:
+                name = None
         if name is None:
             raise Differs(relative, f"line {number}: unknown record type")
         error = None if key in bundle.validated else first_error(
-            "paa-operating-record", name, record, bundle.schema("paa-operating-record"))  # fmt: skip
+            "paa-operating-record", name, value, bundle.schema("paa-operating-record"))  # fmt: skip
         if error:
             raise Differs(relative, f"line {number}: {error}")
-        if name == "LedgerHeader" and record["plan_hash"] != run.plan_hash:
+        try:
+            line = LINE.validate_python(value)
+        except ValidationError as exc:
+            raise Differs(relative, f"line {number}: {exc.errors()[0]['msg']}") from None
+        if isinstance(line, LedgerHeader) and line.plan_hash != run.plan_hash:
             raise Differs(relative, "the ledger belongs to another plan")
-        if name == "LedgerOutcome":
-            outcomes[record["key"]] = record
-        if name == "LedgerIntent":
-            intents[record["key"]] = record
+        if isinstance(line, LedgerOutcome):
+            outcomes[line.key] = line
+        if isinstance(line, LedgerIntent):
+            intents[line.key] = line
     bundle.validated.add(key)
     for digest in sorted({d for o in outcomes.values() for d in _digests(o)}):
         body = bundle.root / "ledger" / "objects" / digest
@@ -260,8 +269,8 @@ def _ledger(
     return outcomes, intents
 
 
-def _digests(outcome: dict[str, Any]) -> list[str]:
-    return [outcome[f] for f in ("response_digest", "text_digest") if outcome.get(f)]
+def _digests(outcome: LedgerOutcome) -> list[str]:
+    return [d for d in (outcome.response_digest, outcome.text_digest) if d]
 
 
 def _calls_and_candidates(bundle: _Bundle, run: mf.RunManifest, own: mf.BundleManifest) -> None:
@@ -272,10 +281,10 @@ def _calls_and_candidates(bundle: _Bundle, run: mf.RunManifest, own: mf.BundleMa
     for index, call in enumerate(tables["cells"]):
         if call["response_digest"] is None:
             continue
-        outcome = outcomes.get(f"{call['cell_id']}#{call['step']}")
-        if outcome is None or outcome["response_digest"] != call["response_digest"]:
+        outcome = outcomes.get(CallKey(cell_id=call["cell_id"], step=call["step"]))
+        if outcome is None or outcome.response_digest != call["response_digest"]:
             raise Differs(cells_path, f"row {index}: its response is not the ledger's")
-        if call["text"] is not None and sha256_hex(call["text"]) != outcome["text_digest"]:
+        if call["text"] is not None and sha256_hex(call["text"]) != outcome.text_digest:
             raise Differs(cells_path, f"row {index}: its text is not the stored completion text")
     candidates_path = SHARED_TABLES[3].path(run.run, run.scenario)
     calls = {(c["cell_id"], c["step"]): c for c in tables["cells"]}
@@ -309,7 +318,7 @@ def _sent_prompts(
     bundle: _Bundle,
     run: mf.RunManifest,
     tables: dict[str, list[dict[str, Any]]],
-    intents: dict[str, dict[str, Any]],
+    intents: dict[CallKey, LedgerIntent],
 ) -> None:
     """Every call with a prompt digest has its prompt, under that digest, named by the ledger's
     intent, and equal to what the run sends: the rendered prompt at step 1, and at a later
@@ -325,13 +334,14 @@ def _sent_prompts(
     renderer = ChainRenderer(rendered, plan.analysis.extraction)
     answers: dict[str, list[str]] = {}
     for call in sorted(tables["cells"], key=lambda c: (c["cell_id"], c["step"])):
-        digest, key = call["prompt_digest"], f"{call['cell_id']}#{call['step']}"
+        digest, key = call["prompt_digest"], CallKey(cell_id=call["cell_id"], step=call["step"])
         if digest is None:
             continue
         where = f"{call['cell_id']} step {call['step']}"
         if digest not in texts:
             raise Differs(relative, f"no prompt stored for {where} ({digest})")
-        if intents and intents.get(key, {}).get("request_digest") != digest:
+        intent = intents.get(key)
+        if intents and (intent is None or intent.request_digest != digest):
             raise Differs(relative, f"{where}: not the prompt the ledger's intent names")
         earlier = answers.setdefault(call["cell_id"], [])
         expected = (

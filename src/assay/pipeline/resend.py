@@ -22,7 +22,7 @@ from pathlib import Path
 from assay.evidence import read_plan
 from assay.evidence.paths import resend_file
 from assay.ledger import Ledger
-from assay.pipeline.execute import pending
+from assay.pipeline.admission import pending
 
 
 def record(ledger_root: str | Path, run_id: str) -> None:

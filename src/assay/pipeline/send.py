@@ -4,7 +4,7 @@ DVC runs one stage at a time in a workspace, so one ``execute@RUN`` stage per ru
 runs one after another. This one stage sends for every run of params.yaml instead, one thread
 per run, and writes a receipt per run (``data/send/<run>/receipt.json``); ``execute@RUN`` turns
 that receipt and the responses in the run's ledger into its ``cells`` table and sends nothing
-(``assay.pipeline.execute.collect``).
+(``assay.pipeline.collect.collect``).
 
 - Within a run nothing changes (``assay.execute``): one call at a time in the plan's order, its
   own ledger (the intent fsync'd before each request, the outcome after it), its own
@@ -46,28 +46,19 @@ from pathlib import Path
 from assay import evidence
 from assay.authorize import SpendRefused
 from assay.errors import AssayError
-from assay.execute import REFUSED_PREFIX, Executor
+from assay.execute import REFUSED_PREFIX, Executor, unsent
 from assay.ledger import Ledger
 from assay.params import Params
-from assay.pipeline.execute import (
-    Admitted,
-    Checks,
-    Executed,
-    admit,
-    collect,
-    provider_factory,
-    receipt,
-    send,
-    unsent,
-)
+from assay.pipeline.admission import Admitted, admit
+from assay.pipeline.collect import collect
 from assay.pipeline.plan import make_plan
 from assay.pipeline.requested import EVERY_RUN, Requested, how_to_send
+from assay.pipeline.sending import Checks, Executed, receipt, send
 from assay.plan import Plan
 from assay.providers.base import ModelProfile, Provider
 from assay.providers.check import CheckReport, run_checks
+from assay.providers.factory import STAND_INS, for_run
 from assay.records import Frozen
-
-STAND_INS = ("simulated", "replay")
 
 
 class Sent(Frozen):
@@ -160,7 +151,7 @@ def shared_preflights(
 
 def run(
     params: Params,
-    factory: Callable[[Plan, Path], Callable[[], Provider]] = provider_factory,
+    factory: Callable[[Plan, Path], Callable[[], Provider]] = for_run,
     *,
     env: Mapping[str, str] = os.environ,
     checks: Checks = run_checks,
@@ -186,7 +177,7 @@ def run(
         evidence.write_receipt(made)
     left = [run_id for run_id in params.runs if not requested.wants(run_id)]
     for run_id in left:
-        evidence.write_receipt(deferred_receipt(run_id, params))
+        evidence.write_receipt(receipt_without_calls(run_id, params, deferred=True))
     if unexpected is not None:
         raise unexpected  # after every other run's receipt is written
     by_run = {entry.run: entry for entry in sent}
@@ -196,22 +187,17 @@ def run(
     ]
 
 
-def deferred_receipt(run_id: str, params: Params) -> evidence.SendReceipt:
+def receipt_without_calls(
+    run_id: str, params: Params, *, deferred: bool = False, refused: str | None = None
+) -> evidence.SendReceipt:
+    """The receipt of a run nothing was sent for here: ``deferred`` to its execute stage (the
+    DVC command asked for other runs), or ``refused`` (why)."""
     return evidence.SendReceipt(
         run=run_id,
         plan_hash=evidence.read_plan(run_id).hash,
         ledger_root=params.ledger_root,
         calls=(),
-        deferred=True,
-    )
-
-
-def refused_receipt(run_id: str, params: Params, refused: str) -> evidence.SendReceipt:
-    return evidence.SendReceipt(
-        run=run_id,
-        plan_hash=evidence.read_plan(run_id).hash,
-        ledger_root=params.ledger_root,
-        calls=(),
+        deferred=deferred,
         refused=refused,
     )
 
@@ -219,14 +205,14 @@ def refused_receipt(run_id: str, params: Params, refused: str) -> evidence.SendR
 def execute_stage(
     run_id: str,
     params: Params,
-    factory: Callable[[Plan, Path], Callable[[], Provider]] = provider_factory,
+    factory: Callable[[Plan, Path], Callable[[], Provider]] = for_run,
     *,
     env: Mapping[str, str] = os.environ,
     checks: Checks = run_checks,
     reload: Callable[[], Params] | None = None,
 ) -> Sent:
     """The ``execute`` stage: the run's cells from its receipt and ledger
-    (:func:`assay.pipeline.execute.collect`). A run the send stage deferred is sent here first,
+    (:func:`assay.pipeline.collect.collect`). A run the send stage deferred is sent here first,
     alone, through the same checks. A run refused before sending anything gets ``not-run``
     cells that say why (:func:`unsent_cells`), so its report does and the other runs go on."""
     receipt_file = evidence.receipt_file(run_id)
@@ -355,7 +341,7 @@ def _send_runs(
     receipts = [
         receipt(by_run[entry.run], entry.executed)
         if entry.refused is None and entry.executed is not None
-        else refused_receipt(entry.run, params, entry.refused or "not sent")
+        else receipt_without_calls(entry.run, params, refused=entry.refused or "not sent")
         for entry in sent
         # none for a paid run refused (the stage fails) or a run whose thread raised a fault
         if entry.failure is None and (entry.executed is not None or entry.error is not None)

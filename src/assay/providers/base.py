@@ -17,7 +17,7 @@ from typing import Annotated, Literal, Protocol, get_args
 from pydantic import ConfigDict, Field, model_validator
 
 from assay.local.settings import LocalModel
-from assay.records import ExecutionStatus, Frozen
+from assay.records import CallKey, ExecutionStatus, Frozen, Usage
 
 NANO = 1_000_000_000
 """Nano-dollars per dollar: budgets are admitted in integer nano-USD."""
@@ -209,14 +209,10 @@ class ModelProfile(Money):
 
 
 class ProviderRequest(Frozen):
-    cell_id: str
+    key: CallKey
+    """Which call this is (a stand-in draws from it; a real provider never sees it)."""
     prompt: str
     """The rendered prompt: the only experiment content a provider receives."""
-
-
-class Usage(Frozen):
-    prompt_tokens: int | None = None
-    completion_tokens: int | None = None
 
 
 class Reply(Frozen):

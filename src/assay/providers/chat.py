@@ -30,12 +30,12 @@ from assay.providers.base import (
     ProviderRequest,
     ProviderResult,
     Reply,
-    Usage,
     nano_up,
 )
 from assay.providers.http import Received, TransportFailure, exchange, make_client
 from assay.providers.outcomes import RULES, FailureKind, decide
 from assay.providers.secrets import redact_bytes, redact_text
+from assay.records import Usage
 
 DETAIL_CHARS = 300
 

@@ -1,20 +1,33 @@
 """Provider construction from a profile, and the size of the request a cell would send.
 
-``make_provider`` is the one place a profile becomes a provider. Configuration problems (a
-missing pin, base URL or key) raise ``ProviderConfigError`` here, before anything is sent; the
-message names the environment variable, never its value.
+``make_provider`` is the one place a profile becomes a provider: a real adapter
+(:data:`REAL_ADAPTERS`), a stand-in (:data:`STAND_INS`: the simulated model, a replayed run)
+or a local model (:data:`KEYLESS_FACTORIES` holds both kinds that need no key). A provider that
+serves a run gets its :class:`ProviderSite`: only the simulated stand-in reads the scenario (its
+answer book), and only a local model the runtime and the run's ledger folder (its server log);
+real providers receive the prompt and nothing else. Configuration problems (a missing pin, base
+URL or key) raise ``ProviderConfigError`` here, before anything is sent; the message names the
+environment variable, never its value.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping
+from functools import partial
+from pathlib import Path
 from typing import Any
 
+from assay import evidence
 from assay.errors import InputError
+from assay.evidence.plan import Plan
 from assay.providers import azure_openai, local, openai_compatible, openrouter
 from assay.providers.base import ModelProfile, Provider, ProviderKind
 from assay.providers.chat import ChatCompletionsAdapter, encode_body
+from assay.providers.replay import ReplayProvider
 from assay.providers.secrets import read_key
+from assay.providers.simulated import SimulatedProvider, answer_book
+from assay.records import Frozen
 
 REAL_ADAPTERS: dict[ProviderKind, type[ChatCompletionsAdapter]] = {
     "openrouter": openrouter.OpenRouterProvider,
@@ -29,19 +42,77 @@ REQUEST_BODIES: dict[ProviderKind, Callable[[ModelProfile, str], dict[str, Any]]
     "local": local.request_body,
 }
 
-LOCAL_FACTORIES: dict[ProviderKind, Callable[[ModelProfile], Provider]] = {}
-"""Hook for providers that need no network or key (``simulated``, ``replay``): register a
-constructor here, e.g. ``LOCAL_FACTORIES["simulated"] = SimulatedProvider``."""
+SERVER_LOG = "server.log"
+"""A local model's server output, in the run's ledger folder (beside the attempts it served,
+outside DVC's outputs: its timestamps would make the send stage's outputs differ from one fresh
+run to the next)."""
 
 
 class ProviderConfigError(InputError):
     """The profile or environment cannot make a working provider; nothing was sent."""
 
 
-def make_provider(profile: ModelProfile, *, env: Mapping[str, str]) -> Provider:
-    local = LOCAL_FACTORIES.get(profile.provider)
-    if local is not None:
-        return local(profile)
+class ProviderSite(Frozen):
+    """The run a provider serves: its scenario (the simulated stand-in's answer book), the
+    runtime its plan pins and its ledger folder (a local model's runtime and server log)."""
+
+    run: str
+    scenario: str
+    runtime: dict[str, Any]
+    ledger_dir: str
+
+    @classmethod
+    def of(cls, plan: Plan, ledger_dir: Path) -> ProviderSite:
+        return cls(
+            run=plan.run, scenario=plan.scenario, runtime=plan.runtime, ledger_dir=str(ledger_dir)
+        )
+
+
+def _simulated(profile: ModelProfile, site: ProviderSite) -> Provider:
+    scenario = evidence.read_run_scenario(site.run, site.scenario)
+    return SimulatedProvider(profile, answer_book(scenario.subjects))
+
+
+def _replay(profile: ModelProfile, _: ProviderSite) -> Provider:
+    if not profile.replay_ledger:
+        raise ProviderConfigError(
+            "a replay profile needs replay_ledger (the earlier run's ledger folder)"
+        )
+    return ReplayProvider(Path(profile.replay_ledger))
+
+
+def _local(profile: ModelProfile, site: ProviderSite) -> Provider:
+    return local.LocalProvider(
+        profile, runtime=site.runtime, log=Path(site.ledger_dir) / SERVER_LOG
+    )
+
+
+STAND_INS: dict[ProviderKind, Callable[[ModelProfile, ProviderSite], Provider]] = {
+    "simulated": _simulated,
+    "replay": _replay,
+}
+"""The stand-ins: providers that answer without a model (the simulated one from its answer
+book, a replayed run from its ledger). They are free, and their results are labelled."""
+
+KEYLESS_FACTORIES: dict[ProviderKind, Callable[[ModelProfile, ProviderSite], Provider]] = {
+    **STAND_INS,
+    "local": _local,
+}
+"""Providers that need no key: the stand-ins and a local model (its server runs here)."""
+
+
+def make_provider(
+    profile: ModelProfile, *, env: Mapping[str, str], site: ProviderSite | None = None
+) -> Provider:
+    """The provider of ``profile``; a stand-in or a local model needs the ``site`` it serves."""
+    keyless = KEYLESS_FACTORIES.get(profile.provider)
+    if keyless is not None:
+        if site is None:
+            raise ProviderConfigError(
+                f"no provider is registered for kind {profile.provider!r} outside a run: it "
+                "needs the run it serves (its site)"
+            )
+        return keyless(profile, site)
     adapter = REAL_ADAPTERS.get(profile.provider)
     if adapter is None:
         raise ProviderConfigError(f"no provider is registered for kind {profile.provider!r}")
@@ -49,6 +120,14 @@ def make_provider(profile: ModelProfile, *, env: Mapping[str, str]) -> Provider:
     if problem is not None:
         raise ProviderConfigError(problem)
     return adapter(profile, api_key=api_key(profile, env))
+
+
+def for_run(plan: Plan, ledger_dir: Path) -> Callable[[], Provider]:
+    """How the execute loop makes the run's provider (when its first call is due); ``ledger_dir``
+    is the run's ledger folder."""
+    return partial(
+        make_provider, plan.model, env=os.environ, site=ProviderSite.of(plan, ledger_dir)
+    )
 
 
 def profile_problem(profile: ModelProfile) -> str | None:

@@ -131,7 +131,7 @@ class LocalProvider(ChatCompletionsAdapter):
         return f"{self.base_url}/{endpoint}"
 
     def body(self, request: ProviderRequest) -> dict[str, Any]:
-        return request_body(self.profile, request.prompt, request.cell_id)
+        return request_body(self.profile, request.prompt, str(request.key))
 
     def choice_text(self, choice: dict[str, Any]) -> Any:
         text = super().choice_text(choice) if self.local.prompting == "chat" else choice.get("text")

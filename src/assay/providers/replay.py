@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from assay.ledger import Ledger
-from assay.providers.base import ProviderRequest, ProviderResult, Usage
+from assay.providers.base import ProviderRequest, ProviderResult
 
 
 class ReplayProvider:
@@ -20,27 +20,19 @@ class ReplayProvider:
         self.outcomes = self.source.state().outcomes
 
     def complete(self, request: ProviderRequest) -> ProviderResult:
-        outcome = self.outcomes.get(request.cell_id)
-        if (
-            outcome is None
-            or outcome.get("status") != "completed"
-            or not outcome.get("text_digest")
-        ):
+        outcome = self.outcomes.get(request.key)
+        if outcome is None or outcome.status != "completed" or not outcome.text_digest:
             return ProviderResult(
                 status="provider-error", reason="replay-miss", halt=True, served_provider="replay"
             )
-        text = self.source.load(outcome["text_digest"]).decode("utf-8")
-        raw = (
-            self.source.load(outcome["response_digest"]) if outcome.get("response_digest") else b""
-        )
         return ProviderResult(
             status="completed",
-            text=text,
-            raw=raw,
-            usage=Usage(**outcome.get("usage", {})),
+            text=self.source.load(outcome.text_digest).decode("utf-8"),
+            raw=self.source.load(outcome.response_digest) if outcome.response_digest else b"",
+            usage=outcome.usage,
             cost_usd=0.0,
-            generation_id=outcome.get("generation_id"),
-            served_model=outcome.get("served_model"),
-            served_provider=outcome.get("served_provider"),
+            generation_id=outcome.generation_id,
+            served_model=outcome.served_model,
+            served_provider=outcome.served_provider,
             no_charge_proven=True,
         )

@@ -33,13 +33,13 @@ import re
 from collections.abc import Sequence
 
 from assay.fixtures.model import Subject
-from assay.providers.base import ModelProfile, ProviderRequest, ProviderResult, Usage
+from assay.providers.base import ModelProfile, ProviderRequest, ProviderResult
 from assay.providers.realistic.answer import answer, choose_deviation
 from assay.providers.realistic.code import instruction_parameter
 from assay.providers.realistic.deviations import Task
 from assay.providers.realistic.draws import Draws
 from assay.providers.realistic.reply import Approach, Reply, Setting
-from assay.records import Frozen
+from assay.records import Frozen, Usage
 
 NEAR_CALLERS = 3
 DISTANT_PULL = 0.5
@@ -204,11 +204,10 @@ class SimulatedProvider:
         own_step = latest_own_step(request.prompt)
         if (
             own_step is not None
-            and _uniform(self.profile.seed, f"own-step|{request.cell_id}")
-            < self.profile.own_step_rate
+            and _uniform(self.profile.seed, f"own-step|{request.key}") < self.profile.own_step_rate
         ):
             return delegating_answer(entry.reused, own_step), "other"
-        duplicate = _uniform(self.profile.seed, request.cell_id) < self.duplication_probability(
+        duplicate = _uniform(self.profile.seed, str(request.key)) < self.duplication_probability(
             request.prompt, entry
         )
         if duplicate:
@@ -232,7 +231,7 @@ class SimulatedProvider:
             duplicated=entry.duplicated,
         )
         prompt_digest = hashlib.sha256(request.prompt.encode()).hexdigest()
-        draws = Draws(self.profile.seed, f"{request.cell_id}|{prompt_digest}")
+        draws = Draws(self.profile.seed, f"{request.key}|{prompt_digest}")
         setting = Setting(
             helper=entry.helper,
             target=target,
