@@ -13,7 +13,7 @@ two items (plugin checks, imports, tool start-up). Every cluster result must equ
 one (asserted). Prints, per configuration: wall seconds, cells per second, the cells or items
 each worker took, and the machine's load average before and after (the machine is shared).
 
-The memo (``assay.memo``) is off: every cell and measurement is computed.
+The memo (``assay.core.memo``) is off: every cell and measurement is computed.
 """
 
 from __future__ import annotations
@@ -36,12 +36,12 @@ from distributed import Client
 from assay.compute import Placed
 from assay.compute.measure_cluster import measure_on_cluster
 from assay.compute.sandbox_cluster import evaluate_on_cluster
+from assay.config.params import Compute
 from assay.evidence import CandidateRow
 from assay.fixtures.model import Scenario
 from assay.fixtures.scenarios import load_scenario
 from assay.metrics import MeasureItem, Measurement, measure, tool_versions
 from assay.metrics.records import by_cell
-from assay.params import Compute
 from assay.pipeline.measure import load_items
 from assay.sandbox.cells import request_for
 from assay.sandbox.image import ensure_image

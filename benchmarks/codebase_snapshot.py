@@ -8,7 +8,7 @@ Times, on this machine:
 - with ``--selftest``, the sandbox self-test of ``codebase`` in the packages image (needs the
   Docker engine and ``data/image/packages.json``, i.e. ``dvc repro image`` first).
 
-Pre-fetch first (``uv run python -m assay.snapshot --fetch-only``): this script never fetches.
+Pre-fetch first (``uv run python -m assay.fixtures.snapshot --fetch-only``): this script never fetches.
 
     uv run python benchmarks/codebase_snapshot.py [--selftest]
 """
@@ -20,9 +20,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from assay import snapshot
+from assay.fixtures import snapshot
 from assay.fixtures.codebase import SCENARIO_NAMES, build
-from assay.render import render_input
+from assay.science.render import render_input
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -23,8 +23,8 @@ from pathlib import Path
 from distributed import Client, LocalCluster
 
 from assay.compute.sandbox_cluster import evaluate_on_cluster
+from assay.config.params import Compute
 from assay.fixtures.scenarios import load_scenario
-from assay.params import Compute
 from assay.sandbox.cells import request_for
 from assay.sandbox.image import ensure_image
 from assay.sandbox.parallel import evaluate_many

@@ -14,14 +14,14 @@ import tempfile
 import time
 from pathlib import Path
 
-from assay.execute import Executor
+from assay.config.params import AnalysisPlan, RunSpec
 from assay.fixtures.scenarios import load_scenario
-from assay.ledger import Ledger
-from assay.params import AnalysisPlan, RunSpec
-from assay.plan import build_plan, request_sizes
+from assay.paid.execute import Executor
+from assay.paid.ledger import Ledger
+from assay.paid.plan import build_plan, request_sizes
 from assay.providers.base import ModelProfile, ProviderRequest
 from assay.providers.simulated import SimulatedProvider, answer_book
-from assay.render import render_input
+from assay.science.render import render_input
 
 ROOT = Path(__file__).resolve().parents[1]
 

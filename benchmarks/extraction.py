@@ -15,15 +15,15 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from assay.extract import extract_candidate
+from assay.config.params import load_params
 from assay.fixtures.scenarios import load_scenario
-from assay.gate import check_source
-from assay.params import load_params
-from assay.plan import cell_id
+from assay.paid.plan import cell_id
 from assay.providers.base import ProviderRequest
 from assay.providers.simulated import SimulatedProvider, answer_book, shown_files
-from assay.render import render_input
-from assay.reprint import Repository
+from assay.science.extract import extract_candidate
+from assay.science.gate import check_source
+from assay.science.render import render_input
+from assay.science.reprint import Repository
 
 ROOT = Path(__file__).resolve().parents[1]
 

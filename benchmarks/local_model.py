@@ -28,11 +28,11 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
+from assay.config.params import load_params
 from assay.local.managed import free_port
 from assay.local.weights import weights_path
-from assay.params import load_params
 from assay.providers.local import request_body
-from assay.render import PROMPT_PROFILES, render_files
+from assay.science.render import PROMPT_PROFILES, render_files
 
 SETTINGS = [(1, "PASSIVE"), (2, "PASSIVE"), (2, "ACTIVE"), (1, "ACTIVE")]
 

@@ -40,15 +40,15 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
+from assay.config.params import load_params
 from assay.fixtures.scenarios import load_scenario, run_default_schedule
 from assay.local.managed import ManagedServer, free_port
 from assay.local.weights import weights_path
-from assay.params import load_params
-from assay.plan import cell_id
+from assay.paid.plan import cell_id
 from assay.providers.base import ModelProfile
 from assay.providers.local import request_body
-from assay.render import render_input
-from assay.schedule import schedule
+from assay.science.render import render_input
+from assay.science.schedule import schedule
 
 SIDES = ("assay", "before", "llama-server")
 

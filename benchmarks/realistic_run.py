@@ -32,15 +32,15 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from study import _load, repro_by_stage, timed  # the whole-study benchmark's timers
 
-from assay.extract import extract_candidate
+from assay.config.params import load_params
 from assay.fixtures.scenarios import load_scenario
-from assay.gate import check_source
-from assay.params import load_params
-from assay.plan import cell_id
+from assay.paid.plan import cell_id
 from assay.providers.base import ProviderRequest
 from assay.providers.simulated import SimulatedProvider, answer_book, shown_files
-from assay.render import render_input
-from assay.reprint import Repository
+from assay.science.extract import extract_candidate
+from assay.science.gate import check_source
+from assay.science.render import render_input
+from assay.science.reprint import Repository
 
 RUNS = ("sim-follower-v1", "sim-realistic-v1")
 

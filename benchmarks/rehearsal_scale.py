@@ -51,7 +51,7 @@ from study import _load, repro_by_stage, timed  # the whole-study benchmark's ti
 
 from assay import evidence
 from assay.evidence.files import read_plan
-from assay.plan import Plan
+from assay.paid.plan import Plan
 
 RUN = "sim-realistic-v1"
 RUN_STAGES = ("plan", "authorize", "execute", "extract", "structure", "correctness", "measure")

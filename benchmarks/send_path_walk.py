@@ -17,7 +17,7 @@ import tempfile
 from types import FrameType
 from typing import Any
 
-from assay.params import load_params
+from assay.config.params import load_params
 from assay.pipeline.admission import admit
 from assay.pipeline.sending import send
 

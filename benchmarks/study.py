@@ -17,7 +17,7 @@
    best and median; and ``dvc status`` the same way, for what DVC's check of every stage costs.
 
 The study starts from an empty memo of results (``ASSAY_MEMO_DIR`` in the temporary folder,
-``assay.memo``), as on a machine that never ran one.
+``assay.core.memo``), as on a machine that never ran one.
 
 ``--fresh-engine`` runs the study against a private Docker engine with an empty data root, so
 the sandbox image is really built (``docker import`` of the cached debootstrap root filesystem,
@@ -44,7 +44,7 @@ from typing import NamedTuple
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from assay.params import load_params
+from assay.config.params import load_params
 from tests.private_engine import private_engine  # the tests' second engine
 
 
@@ -199,7 +199,7 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="assay-study-"))
     clone = args.keep or work / "clone"
     # an empty memo, as on a machine that never ran a study: nothing remembered from an earlier
-    # run answers a cell (assay.memo); within the study, the self-test's results do
+    # run answers a cell (assay.core.memo); within the study, the self-test's results do
     base_env.pop("ASSAY_MEMO", None)
     base_env["ASSAY_MEMO_DIR"] = str(work / "memo")
     print(f"load before           {_load()}")

@@ -2,7 +2,7 @@
 
 import sys
 
-from assay.errors import boundary
+from assay.core.errors import boundary
 from assay.pipeline import authorize
 from assay.pipeline.stage_params import StageParams
 

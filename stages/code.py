@@ -1,7 +1,7 @@
 """DVC stage `code`: pipeline/code.toml → data/code/<stage>.json, the digest of the code each
 stage runs (every stage depends on its own file). See assay.pipeline.code."""
 
-from assay.errors import boundary
+from assay.core.errors import boundary
 from assay.pipeline import code
 
 if __name__ == "__main__":

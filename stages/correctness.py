@@ -3,7 +3,7 @@
 import sys
 from collections import Counter
 
-from assay.errors import boundary
+from assay.core.errors import boundary
 from assay.pipeline import correctness
 from assay.pipeline.stage_params import StageParams
 

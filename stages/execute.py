@@ -5,8 +5,8 @@ stopped short still gets its cells (its report says why), so the other runs go o
 
 import sys
 
-from assay.errors import boundary
-from assay.params import load_params
+from assay.config.params import load_params
+from assay.core.errors import boundary
 from assay.pipeline import resend, send
 
 if __name__ == "__main__":

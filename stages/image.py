@@ -5,7 +5,7 @@ python stages/image.py [KIND ...]     (kinds: standard, packages; default: stand
 
 import sys
 
-from assay.errors import boundary
+from assay.core.errors import boundary
 from assay.pipeline import image
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ nothing. See assay.pipeline.params.
 
 import sys
 
-from assay.params import ParamsError
+from assay.config.params import ParamsError
 from assay.pipeline import params
 
 if __name__ == "__main__":

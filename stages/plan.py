@@ -2,10 +2,10 @@
 
 import sys
 
-from assay.errors import boundary
+from assay.core.errors import boundary
+from assay.paid.plan import summary
 from assay.pipeline import plan
 from assay.pipeline.stage_params import StageParams
-from assay.plan import summary
 
 if __name__ == "__main__":
     with boundary():

@@ -1,7 +1,7 @@
 """DVC stage `render`: data/subjects/<scenario> → data/render/<scenario>/prompts.parquet, every
 realised scenario."""
 
-from assay.errors import boundary
+from assay.core.errors import boundary
 from assay.pipeline import render
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """DVC stage `report`: every run's evidence → data/report/."""
 
-from assay.errors import boundary
-from assay.params import load_params
+from assay.config.params import load_params
+from assay.core.errors import boundary
 from assay.pipeline import report
 
 if __name__ == "__main__":

@@ -6,8 +6,8 @@ run never holds up the others."""
 
 import sys
 
-from assay.errors import boundary
-from assay.params import load_params
+from assay.config.params import load_params
+from assay.core.errors import boundary
 from assay.pipeline import send
 from assay.pipeline.requested import requested_runs
 

@@ -3,7 +3,7 @@ hash-checked public code; a tampered or mismatched sdist fails the stage naming 
 
 import sys
 
-from assay.snapshot import main
+from assay.fixtures.snapshot import main
 
 if __name__ == "__main__":
     sys.exit(main([]))

@@ -1,6 +1,6 @@
 """DVC stage `subjects`: fixtures/<scenario> → data/subjects/<scenario>/, every scenario."""
 
-from assay.errors import boundary
+from assay.core.errors import boundary
 from assay.pipeline import subjects
 from assay.pipeline.stage_params import StageParams
 

@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 
 # Tests are hermetic: no result remembered by an earlier session (or test) decides one of theirs
-# (assay.memo). The memo's own tests and the shared study turn it on with a folder of their own.
+# (assay.core.memo). The memo's own tests and the shared study turn it on with a folder of their own.
 os.environ["ASSAY_MEMO"] = "off"
 RUNNING = re.compile(r"Running stage '(?:[^':]+:)?([^']+)'")
 

@@ -75,7 +75,7 @@ def test_version(capsys):
 
 
 def test_sign_test_default_alpha_is_the_preregistered_one():
-    from assay.stats import ALPHA
+    from assay.science.stats import ALPHA
 
     assert DEFAULT_ALPHA == ALPHA
 

@@ -4,6 +4,9 @@
 - layers, top to bottom: ``assay.cli`` → ``assay.commands`` → ``assay.pipeline`` (one module
   per stage) → the library → ``assay.evidence`` → the foundation. A layer imports only layers
   below it;
+- inside the library: ``assay.core`` imports nothing else of assay; the science
+  (``assay.science``, ``assay.structure``) knows nothing of spending, providers, reports or
+  exports; the ledger knows no provider, and the paid path below the stages no stage;
 - ``assay.evidence`` is the only module that spells the ``data/`` layout: no other module names
   the folder or one of its stage folders in a string.
 
@@ -26,10 +29,10 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "assay"
 FOUNDATION = frozenset(
     {
         "assay",
-        "assay.records",
-        "assay.digest",
-        "assay.errors",
-        "assay.tables",
+        "assay.core.records",
+        "assay.core.digest",
+        "assay.core.errors",
+        "assay.core.tables",
         "assay.fixtures.model",
         "assay.providers",
         "assay.providers.base",
@@ -43,6 +46,20 @@ with a local model's ``local:`` section)."""
 
 TOP = ("assay.cli", "assay.commands", "assay.pipeline")
 """The layers above the library, highest first."""
+
+CORE = "assay.core"
+"""The foundation every package stands on."""
+
+SCIENCE = ("assay.science", "assay.structure")
+"""What decides a verdict: prompts, extraction, the gate, the structural evaluator, the tests."""
+
+NOT_SCIENCE = ("assay.paid", "assay.providers", "assay.local", "assay.report", "assay.export")
+"""What the science must not depend on: how answers were bought, and how results are shown."""
+
+
+def _inside(module: str, packages: tuple[str, ...] | str) -> bool:
+    packages = (packages,) if isinstance(packages, str) else packages
+    return any(module == p or module.startswith(p + ".") for p in packages)
 
 
 @pytest.fixture(scope="module")
@@ -134,12 +151,17 @@ def test_no_layer_imports_a_layer_above_it(graph: grimp.ImportGraph) -> None:
     assert not upward, "imports of a higher layer:\n" + "\n".join(upward)
 
 
-PAID_PATH_LIBRARY = ("assay.ledger", "assay.ledger_records", "assay.execute", "assay.seal")
+PAID_PATH_LIBRARY = (
+    "assay.paid.ledger",
+    "assay.paid.ledger_records",
+    "assay.paid.execute",
+    "assay.paid.seal",
+)
 """The paid path below the stages: the ledger, the execute loop, the seal. The stages above
 (``assay.pipeline.admission`` → ``assay.pipeline.sending`` → ``assay.pipeline.collect``) sit in
 the pipeline layer."""
 
-LEDGER_BELOW = ("assay.ledger", "assay.ledger_records")
+LEDGER_BELOW = ("assay.paid.ledger", "assay.paid.ledger_records")
 """The ledger keeps what a provider reported without knowing providers: replay reads it."""
 
 
@@ -278,3 +300,25 @@ def test_grimp_sees_every_package() -> None:
         and "__pycache__" not in folder.parts
     ]
     assert not missing, missing
+
+
+def test_core_imports_nothing_else_of_assay(graph: grimp.ImportGraph) -> None:
+    assert f"{CORE}.records" in graph.modules
+    wrong = [
+        _where(graph, module, imported)
+        for module in sorted(m for m in graph.modules if _inside(m, CORE))
+        for imported in sorted(graph.find_modules_directly_imported_by(module))
+        if not _inside(imported, CORE)
+    ]
+    assert not wrong, "assay.core must sit below every other package:\n" + "\n".join(wrong)
+
+
+def test_the_science_knows_nothing_of_spending_or_showing(graph: grimp.ImportGraph) -> None:
+    assert "assay.science.extract" in graph.modules and "assay.paid.execute" in graph.modules
+    wrong = [
+        _where(graph, module, imported)
+        for module in sorted(m for m in graph.modules if _inside(m, SCIENCE))
+        for imported in sorted(graph.find_modules_directly_imported_by(module))
+        if _inside(imported, NOT_SCIENCE)
+    ]
+    assert not wrong, "the science imports the paid path or the reports:\n" + "\n".join(wrong)

@@ -3,7 +3,7 @@
 Each command module exposes ``register(subparsers)``, which adds its parser and sets
 ``handler`` (a function taking the parsed namespace and returning an exit code). Bad arguments
 and unreadable inputs exit 2 with one ``assay: error: …`` line per problem, as argparse does;
-any other ``AssayError`` is ``assay: <message>`` and exit 1 (``assay.errors.boundary``).
+any other ``AssayError`` is ``assay: <message>`` and exit 1 (``assay.core.errors.boundary``).
 
 Building the parser imports only the standard library (command modules import what they need
 inside their handlers), so ``assay --help`` and every ``--help`` answer at once.
@@ -18,7 +18,7 @@ import sys
 from collections.abc import Sequence
 
 from assay.commands import UsageError
-from assay.errors import boundary
+from assay.core.errors import boundary
 
 __all__ = ["UsageError", "build_parser", "main"]
 

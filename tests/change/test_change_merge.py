@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from assay.change import ChangeError, apply_change, describe_change
+from assay.science.change import ChangeError, apply_change, describe_change
 
 CASES = yaml.safe_load((Path(__file__).parent / "cases" / "merge.yaml").read_text(encoding="utf-8"))
 

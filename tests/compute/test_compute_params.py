@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from assay.params import Compute, ParamsError, validate_params
+from assay.config.params import Compute, ParamsError, validate_params
 
 BAD = [
     ({"scheduler": "http://host:8786"}, "compute.scheduler"),

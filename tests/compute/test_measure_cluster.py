@@ -13,12 +13,12 @@ from distributed import Client
 from assay.compute import Placed
 from assay.compute.measure import measure_placed
 from assay.compute.measure_cluster import measure_on_cluster
-from assay.errors import ComputeError
+from assay.config.params import Compute
+from assay.core.errors import ComputeError
+from assay.core.tables import write_records
 from assay.evidence import CandidateRow, MetricRow
 from assay.metrics import Measurement, tool_versions
-from assay.params import Compute
 from assay.pipeline.measure import load_items, metric_rows
-from assay.tables import write_records
 
 CLUSTER = Compute(scheduler="tcp://127.0.0.1:8786", measure_cells_per_task=8)
 

@@ -20,13 +20,13 @@ from assay.compute.engine import local_identity
 from assay.compute.plugin import SandboxPlugin, evaluate_cells, readiness
 from assay.compute.sandbox import evaluate_placed
 from assay.compute.sandbox_cluster import evaluate_on_cluster
-from assay.errors import ComputeError
+from assay.config.params import Compute
+from assay.core.errors import ComputeError
+from assay.core.tables import write_records
 from assay.evidence import CorrectnessRow
-from assay.params import Compute
 from assay.pipeline.correctness import placed_correctness_rows
 from assay.sandbox.cells import request_for
 from assay.sandbox.image import save_archive
-from assay.tables import write_records
 from tests.cancellation import signal_once_running
 
 CLUSTER = Compute(scheduler="tcp://127.0.0.1:8786")  # the address is not used with a client
@@ -173,7 +173,7 @@ def test_an_unreachable_scheduler_fails_in_one_line_before_any_work():
 CANCELLED_STAGE = """
 import sys
 from assay.compute.sandbox import evaluate_placed
-from assay.params import Compute
+from assay.config.params import Compute
 from assay.sandbox import SandboxCancelled, SandboxRequest
 sleeper = "import time\\n\\n\\ndef implement(value):\\n    time.sleep(60)\\n"
 requests = [

@@ -1,4 +1,4 @@
-"""Sandbox results remembered across stages and runs (assay.memo): with recall, a request
+"""Sandbox results remembered across stages and runs (assay.core.memo): with recall, a request
 evaluated before on this engine is not evaluated again and gives byte for byte the same row;
 without it (the self-test's known-wrong implementation) it is evaluated again; missing evidence
 is never remembered."""
@@ -9,7 +9,7 @@ import pytest
 
 from assay.compute.placed import LOCAL
 from assay.compute.sandbox import MEMO, evaluate_placed
-from assay.params import Compute
+from assay.config.params import Compute
 from assay.pipeline.correctness import placed_correctness_rows
 from tests.compute.compute_testkit import reference_candidates
 

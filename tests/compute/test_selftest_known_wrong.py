@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from assay.params import Compute
+from assay.config.params import Compute
 from assay.pipeline import selftest
 from assay.sandbox.cells import request_for
 from assay.sandbox.selftest import KNOWN_WRONG

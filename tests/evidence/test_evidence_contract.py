@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from assay import evidence
-from assay.errors import EvidenceError, MissingEvidence
-from assay.tables import schema_for
+from assay.core.errors import EvidenceError, MissingEvidence
+from assay.core.tables import schema_for
 from tests.dvc_stages import stage_bodies
 
 
@@ -68,11 +68,11 @@ def test_a_garbled_artefact_is_an_evidence_error(
 def test_a_run_is_simulated_when_its_answers_come_from_the_stand_in(
     tmp_path: Path, provider: str, served: str | None, simulated: bool
 ) -> None:
+    from assay.core.tables import write_records
     from assay.evidence import CallRecord
-    from assay.plan import Plan
+    from assay.paid.plan import Plan
     from assay.report.database import connect
     from assay.report.primary import SIMULATED_BANNER, build_reports, render_markdown
-    from assay.tables import write_records
 
     plan = Plan.model_validate({
         "run": "r", "scenario": "v1", "fixture_sources": "0" * 64, "prompt_profile": "v1",

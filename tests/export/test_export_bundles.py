@@ -162,7 +162,7 @@ def _reseal(bundle: Path) -> None:
 
     run_manifest = mf.seal(run_manifest.model_copy(update={"files": refreshed(run_manifest.files)}))
     (bundle / mf.RUN_MANIFEST).write_bytes(mf.dump(run_manifest))
-    from assay.digest import sha256_hex
+    from assay.core.digest import sha256_hex
 
     own = mf.seal(
         own.model_copy(

@@ -1,5 +1,5 @@
 """The codebase scenarios, built from a snapshot written once per session from the cached
-sdists (pre-fetched by ``python -m assay.snapshot --fetch-only``; no test reaches the network)."""
+sdists (pre-fetched by ``python -m assay.fixtures.snapshot --fetch-only``; no test reaches the network)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from assay import snapshot
+from assay.fixtures import snapshot
 from assay.fixtures.codebase import SCENARIO_NAMES, build
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from assay.digest import sha256_hex
+from assay.core.digest import sha256_hex
 from assay.fixtures.codebase import Edit, apply_edits, load_declarations
 from assay.fixtures.errors import FixtureError
 from assay.fixtures.model import References
-from assay.render import render_input
+from assay.science.render import render_input
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = Path(__file__).parent / "golden" / "digests.json"

@@ -10,7 +10,7 @@ import yaml
 
 from assay.fixtures.chain import CHAIN_STEPS, append_step, chain_step_files
 from assay.fixtures.model import Scenario
-from assay.render import PROMPT_PROFILES, render_files
+from assay.science.render import PROMPT_PROFILES, render_files
 
 CASES = yaml.safe_load(
     (Path(__file__).parent / "cases" / "chain_steps.yaml").read_text(encoding="utf-8")

@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from assay.fixtures.model import Scenario, Subject
-from assay.render import render_input
+from assay.science.render import render_input
 
 CASES = Path(__file__).parent / "cases"
 SHAPES = yaml.safe_load((CASES / "scenario_shapes.yaml").read_text(encoding="utf-8"))

@@ -11,7 +11,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from assay.gate import check_source
+from assay.science.gate import check_source
 
 CASES = Path(__file__).parent / "cases" / "gate.yaml"
 POLICIES = ("simple", "any")

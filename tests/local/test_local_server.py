@@ -179,9 +179,9 @@ def _v1_calls() -> list[tuple[str, str]]:
     """(call key, prompt) of a v1 plan's first two subjects, in the schedule's order: a cell's
     two repeats share their whole prompt and a subject's two arms most of it."""
     from assay.fixtures.scenarios import load_scenario
-    from assay.plan import cell_id
-    from assay.render import render_input
-    from assay.schedule import schedule
+    from assay.paid.plan import cell_id
+    from assay.science.render import render_input
+    from assay.science.schedule import schedule
     from tests.conftest import ROOT
 
     scenario = load_scenario("v1", ROOT / "fixtures")

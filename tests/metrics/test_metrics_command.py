@@ -9,12 +9,12 @@ import pyarrow.parquet as pq
 import pytest
 
 from assay.cli import main
+from assay.core.tables import write_records
 from assay.evidence import CandidateRow, MetricRow, read_rows
 from assay.fixtures.model import Scenario
 from assay.fixtures.scenarios import load_scenario
 from assay.metrics import METRICS
 from assay.pipeline.measure import load_items
-from assay.tables import write_records
 
 pytestmark = pytest.mark.process  # the metric tools run as processes (mypy, jscpd on Node.js)
 

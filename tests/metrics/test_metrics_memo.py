@@ -1,4 +1,4 @@
-"""Code metrics remembered by unit (assay.memo): a unit measured before with the same files,
+"""Code metrics remembered by unit (assay.core.memo): a unit measured before with the same files,
 change and tool versions is not measured again, and the rows are the same; a unit one of whose
 tools failed is not remembered."""
 

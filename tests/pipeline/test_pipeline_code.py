@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from assay import stage_code
+from assay.core import stage_code
 from assay.pipeline.code import (
     CodeDeclarationError,
     digests,

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from assay.digest import sha256_hex
+from assay.core.digest import sha256_hex
 from assay.export.verify import verify_bundle
 from tests.conftest import stages_ran
 from tests.export.test_export_bundles import _reseal, _rewrite

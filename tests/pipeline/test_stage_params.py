@@ -18,7 +18,7 @@ from types import ModuleType
 import pytest
 import yaml
 
-from assay.params import load_params
+from assay.config.params import load_params
 from assay.pipeline.params import publish
 from assay.pipeline.stage_params import (
     PLACEMENT,
@@ -44,7 +44,7 @@ READERS = sorted(set(stage_scripts()) - set(NOT_YET))
 """The stages that read params through StageParams (or read none)."""
 
 LOADERS = frozenset({"load_params", "read_params_yaml", "read_params_text", "validate_params"})
-"""What reads params.yaml itself (assay.params)."""
+"""What reads params.yaml itself (assay.config.params)."""
 
 
 def _module(stage: str) -> ModuleType:
@@ -55,7 +55,7 @@ def _declaration(stage: str) -> Declaration | None:
     """The stage module's ``PARAMS``; ``None`` for a stage that reads no params."""
     try:
         return getattr(_module(stage), "PARAMS", None)
-    except ModuleNotFoundError:  # snapshot: its script calls assay.snapshot
+    except ModuleNotFoundError:  # snapshot: its script calls assay.fixtures.snapshot
         return None
 
 
@@ -135,7 +135,7 @@ def test_nothing_a_stage_runs_reads_params_yaml_itself(stage: str) -> None:
     files = [str(script.relative_to(ROOT))] + [
         path
         for name, path in script_modules(script).items()
-        if name not in ("assay.params", "assay.pipeline.params")
+        if name not in ("assay.config.params", "assay.pipeline.params")
     ]
     uses = [use for path in files for use in _loader_uses(path)]
     assert uses == [], uses

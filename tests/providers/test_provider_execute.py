@@ -14,16 +14,16 @@ import pytest
 import yaml
 from provider_server import PLANTED_KEY, LocalServer, Reply, Seen
 
-from assay.digest import digest_of, sha256_hex
+from assay.config.params import AnalysisPlan, RunSpec
+from assay.core.digest import digest_of, sha256_hex
 from assay.evidence import CallRecord
-from assay.execute import Executor
 from assay.fixtures.scenarios import fixture_sources, load_scenario
-from assay.ledger import Ledger
-from assay.params import AnalysisPlan, RunSpec
-from assay.plan import Plan, build_plan, request_sizes
+from assay.paid.execute import Executor
+from assay.paid.ledger import Ledger
+from assay.paid.plan import Plan, build_plan, request_sizes
 from assay.providers.base import ModelProfile
 from assay.providers.factory import make_provider, request_bytes
-from assay.render import render_input
+from assay.science.render import render_input
 
 ROOT = Path(__file__).resolve().parents[2]
 TABLE = yaml.safe_load((Path(__file__).parent / "cases" / "failures.yaml").read_text())

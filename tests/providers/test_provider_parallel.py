@@ -32,7 +32,7 @@ from paid_run import CHAT, RUN_CASE, narrow_to_paid_runs, serve_free_endpoints
 from provider_server import PLANTED_KEY, LocalServer, Reply, Seen
 
 from assay import evidence
-from assay.digest import sha256_hex
+from assay.core.digest import sha256_hex
 from assay.pipeline.layout import address
 from tests.conftest import Repo, copy_repo, make_repo, stages_ran
 
@@ -332,7 +332,7 @@ def test_a_fault_in_one_runs_thread_still_leaves_the_others_receipts(
 ) -> None:
     """An error that is not assay's own (a bug) in one run's thread is raised, but only after
     every other run's receipt is written: their execute stages then need nothing sent again."""
-    from assay.params import load_params
+    from assay.config.params import load_params
     from assay.pipeline import send
     from assay.providers.factory import for_run
 

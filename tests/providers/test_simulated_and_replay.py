@@ -4,14 +4,14 @@ from pathlib import Path
 
 import pytest
 
+from assay.core.records import CallKey
 from assay.fixtures.scenarios import load_scenario
-from assay.ledger import Ledger
-from assay.ledger_records import Outcome
+from assay.paid.ledger import Ledger
+from assay.paid.ledger_records import Outcome
 from assay.providers.base import ModelProfile, ProviderRequest, ProviderResult
 from assay.providers.replay import ReplayProvider
 from assay.providers.simulated import SimulatedProvider, answer_book, inline_pattern, pull
-from assay.records import CallKey
-from assay.render import render_input
+from assay.science.render import render_input
 
 ROOT = Path(__file__).resolve().parents[2]
 

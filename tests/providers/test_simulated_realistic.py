@@ -14,20 +14,20 @@ import pytest
 import yaml
 from pydantic import ValidationError
 
-from assay.chain_prompts import ChainRenderer, shown_repositories
-from assay.execute import Executor
-from assay.extract import extract_candidate
+from assay.config.params import AnalysisPlan, RunSpec, load_params
 from assay.fixtures.scenarios import load_scenario
-from assay.ledger import Ledger
-from assay.params import AnalysisPlan, RunSpec, load_params
+from assay.paid.execute import Executor
+from assay.paid.ledger import Ledger
+from assay.paid.plan import build_plan, cell_id, request_sizes
 from assay.pipeline.render import prompt_rows
-from assay.plan import build_plan, cell_id, request_sizes
 from assay.providers.base import DEVIATIONS, ModelProfile, ProviderRequest
 from assay.providers.realistic.answer import choose_deviation
 from assay.providers.realistic.draws import Draws
 from assay.providers.simulated import AnswerEntry, SimulatedProvider, answer_book, shown_files
-from assay.render import render_input
-from assay.reprint import Repository
+from assay.science.chain_prompts import ChainRenderer, shown_repositories
+from assay.science.extract import extract_candidate
+from assay.science.render import render_input
+from assay.science.reprint import Repository
 from assay.structure import score
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -17,7 +17,7 @@ from assay.providers.simulated import (
     delegating_answer,
     shown_files,
 )
-from assay.render import PROMPT_PROFILES, render_files, render_input
+from assay.science.render import PROMPT_PROFILES, render_files, render_input
 from assay.structure import score
 
 ROOT = Path(__file__).resolve().parents[2]

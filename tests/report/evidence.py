@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from assay.core.tables import write_records
 from assay.evidence import (
     CallRecord,
     CandidateRow,
@@ -13,8 +14,7 @@ from assay.evidence import (
     SubjectRow,
     VerdictRow,
 )
-from assay.plan import Plan
-from assay.tables import write_records
+from assay.paid.plan import Plan
 
 ARMS = ("mess-00", "mess-03", "mess-10")
 HOSTILE = "</script><script>window.__owned = true</script><img src=x onerror=window.__owned=1>"
@@ -140,7 +140,7 @@ def _plan_for(run: str, provider: str) -> Plan:
 
 def write_missing_evidence(data: Path, subjects: int = 4) -> None:
     """Two runs beside :func:`write_dose_evidence`'s, together holding every missing state."""
-    from assay.authorize import Authorization
+    from assay.paid.authorize import Authorization
 
     for run in MISSING_RUNS:
         folder = data / "plan" / run

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from assay.core.tables import write_records
 from assay.evidence import (
     CallRecord,
     CandidateRow,
@@ -14,8 +15,7 @@ from assay.evidence import (
     SubjectRow,
     VerdictRow,
 )
-from assay.plan import Plan
-from assay.tables import write_records
+from assay.paid.plan import Plan
 
 Table = dict[str, dict[str, list[str | None]]]
 """``{subject: {arm: [verdict of repeat 1, repeat 2, …]}}``."""

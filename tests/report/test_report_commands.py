@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from assay.adjudication import blind_id
 from assay.cli import main
+from assay.science.adjudication import blind_id
 from tests.report.evidence_kit import write_run
 
 HEADER = "# decisions on ambiguous cells\n[]\n"

@@ -3,7 +3,7 @@
 A run awaiting authorization and a run where every missing state occurs
 (tests/report/evidence.py: ``write_missing_evidence``), reported beside two complete simulated
 runs: no rate, p-value or chart point is made up for an arm without a scored cell, and each
-missing state (``assay.records.MissingState``) has the same name in SQL, ``assay show``, the
+missing state (``assay.core.records.MissingState``) has the same name in SQL, ``assay show``, the
 scenario tables, the plot data, the page's charts and the ``dvc plots`` template, each with its
 own legend entry.
 """
@@ -17,13 +17,13 @@ from pathlib import Path
 
 import pytest
 
+from assay.core.records import MISSING_STATES, ExecutionStatus
 from assay.evidence.rows import MISSING_STATE_OF, missing_state
-from assay.extract import ExtractStatus
 from assay.pipeline.report import write_all
-from assay.records import MISSING_STATES, ExecutionStatus
 from assay.report.charts import OUTCOME_COLOURS
 from assay.report.database import connect
 from assay.report.kinds import ABSTRACTION, CORRECTNESS
+from assay.science.extract import ExtractStatus
 from tests.report.browser import open_page
 from tests.report.evidence import write_dose_evidence, write_missing_evidence
 

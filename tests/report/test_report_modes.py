@@ -22,7 +22,7 @@ def test_mode_and_kind_from_the_plan(case: dict[str, Any]) -> None:
 
 
 def test_every_profile_of_the_default_params_has_a_mode() -> None:
-    from assay.params import load_params
+    from assay.config.params import load_params
     from tests.conftest import ROOT
 
     params = load_params(ROOT / "params.yaml")

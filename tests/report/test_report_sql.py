@@ -1,16 +1,16 @@
-"""The SQL report agrees with assay.stats on the same evidence, and is deterministic."""
+"""The SQL report agrees with assay.science.stats on the same evidence, and is deterministic."""
 
 import random
 
 import pytest
 
+from assay.core.records import ORDINAL_VERDICTS
+from assay.core.tables import write_records
 from assay.evidence import CallRecord, CandidateRow, PromptRow, SubjectRow, VerdictRow
-from assay.plan import Plan
-from assay.records import ORDINAL_VERDICTS
+from assay.paid.plan import Plan
 from assay.report.database import connect
 from assay.report.primary import build_reports, render_markdown
-from assay.stats import paired_comparison
-from assay.tables import write_records
+from assay.science.stats import paired_comparison
 
 ARMS = ["mess-00", "mess-03", "mess-10"]
 CHOICES = ["reused", "reused", "mixed", "duplicated", "ambiguous", "rejected", None]

@@ -8,16 +8,16 @@ from pathlib import Path
 import pytest
 import yaml
 
-from assay.adjudication import AdjudicationError, load_adjudications
-from assay.params import CostRuns
-from assay.records import ORDINAL_VERDICTS
+from assay.config.params import CostRuns
+from assay.core.records import ORDINAL_VERDICTS
 from assay.report.adjudicated import build_adjudicated
 from assay.report.compare import CompareError, compare_runs, sentence
 from assay.report.costs import build_costs, render_costs_markdown
 from assay.report.database import connect
 from assay.report.primary import build_reports, render_markdown
 from assay.report.rescore import build_rescore_reports, headlines, render_rescore_markdown
-from assay.stats import paired_comparison
+from assay.science.adjudication import AdjudicationError, load_adjudications
+from assay.science.stats import paired_comparison
 from tests.report.evidence_kit import write_metrics, write_run, write_subjects
 
 CASES = Path(__file__).parent / "cases"

@@ -13,7 +13,7 @@ from pathlib import Path
 import docker
 import pytest
 
-from assay.errors import SandboxImageError
+from assay.core.errors import SandboxImageError
 from assay.sandbox.image import ensure_image
 from tests.unavailable import unavailable
 

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from sandbox_testkit import CORPUS_FILES, CORPUS_TARGET, RIGHT, WRONG
 
+from assay.core.tables import read_records, write_records
 from assay.evidence import CorrectnessRow
 from assay.fixtures.model import Arm, References, Scenario, Subject, Task, Vector
 from assay.pipeline.correctness import correctness_rows
-from assay.tables import read_records, write_records
 
 
 @dataclass(frozen=True)

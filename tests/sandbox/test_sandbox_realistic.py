@@ -9,15 +9,15 @@ from pathlib import Path
 import pytest
 import yaml
 
-from assay.extract import extract_candidate
 from assay.fixtures.scenarios import load_scenario
-from assay.gate import check_source
 from assay.providers.base import ModelProfile, ProviderRequest
 from assay.providers.simulated import SimulatedProvider, answer_book, shown_files
-from assay.render import render_input
-from assay.reprint import Repository
 from assay.sandbox.cells import request_for
 from assay.sandbox.parallel import evaluate_many
+from assay.science.extract import extract_candidate
+from assay.science.gate import check_source
+from assay.science.render import render_input
+from assay.science.reprint import Repository
 
 ROOT = Path(__file__).resolve().parents[2]
 TABLE = yaml.safe_load(

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from assay import snapshot
+from assay.fixtures import snapshot
 
 CASES = tomllib.loads((Path(__file__).parent / "cases" / "toypkg.toml").read_text("utf-8"))
 

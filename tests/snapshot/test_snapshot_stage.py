@@ -7,8 +7,8 @@ import shutil
 
 import pytest
 
-from assay import snapshot
-from assay.snapshot import SnapshotError
+from assay.fixtures import snapshot
+from assay.fixtures.snapshot import SnapshotError
 from tests.conftest import stages_ran
 
 pytestmark = pytest.mark.dvc
@@ -19,7 +19,7 @@ def _private_cache(repo, tmp_path):
     declaration = snapshot.load_declaration(repo.path / snapshot.SOURCES_FILE)
     for source in declaration.sources:
         cached = snapshot.cached_sdist(source)
-        assert cached is not None, "run `python -m assay.snapshot --fetch-only` first"
+        assert cached is not None, "run `python -m assay.fixtures.snapshot --fetch-only` first"
         destination = cache / "assay" / "sources" / source.sha256
         destination.mkdir(parents=True)
         shutil.copy2(cached, destination / cached.name)

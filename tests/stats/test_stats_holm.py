@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from assay.stats import holm
+from assay.science.stats import holm
 
 CASES = yaml.safe_load((Path(__file__).parent / "cases" / "holm.yaml").read_text())
 

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 import yaml
 
-from assay.records import ORDINAL_VERDICTS
-from assay.stats import paired_comparison, sign_test
+from assay.core.records import ORDINAL_VERDICTS
+from assay.science.stats import paired_comparison, sign_test
 
 DOCUMENT = yaml.safe_load((Path(__file__).parent / "cases" / "paired.yaml").read_text())
 CASES = [{**DOCUMENT["defaults"], **case} for case in DOCUMENT["cases"]]

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from assay.records import ORDINAL_CORRECTNESS, ORDINAL_VERDICTS
-from assay.stats import lower_median, sign_test
+from assay.core.records import ORDINAL_CORRECTNESS, ORDINAL_VERDICTS
+from assay.science.stats import lower_median, sign_test
 
 THRESHOLDS = yaml.safe_load((Path(__file__).parent / "cases" / "thresholds.yaml").read_text())
 

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from assay.records import Verdict
+from assay.core.records import Verdict
 from assay.structure import EVALUATOR_VERSIONS, StructuralResult, gated_candidate, score
 from assay.structure.explain import explain
 from tests.structure.sources import (

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from assay.gate import check_source
+from assay.science.gate import check_source
 from assay.structure import EVALUATOR_VERSIONS, StructuralResult, score
 
 HELPER = "normalize"

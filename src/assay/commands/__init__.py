@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-from assay.errors import InputError
+from assay.core.errors import InputError
 
 
 class UsageError(InputError):

@@ -1,7 +1,7 @@
 """``assay adjudicate``: blind human decisions on ambiguous cells.
 
 ``assay adjudicate`` lists the cells every run's preregistered evaluator version scores
-``ambiguous``, each by an opaque id (``assay.adjudication.blind_id``) in id order: open cells
+``ambiguous``, each by an opaque id (``assay.science.adjudication.blind_id``) in id order: open cells
 show no run, subject or arm; decided ones show their cell and decision. ``assay adjudicate ID``
 shows one open cell's candidate, helper and the rule that left it ambiguous (still no run,
 subject or arm). ``assay adjudicate ID --verdict V --rationale TEXT --by NAME`` appends the
@@ -26,7 +26,7 @@ def _ambiguous(data: Path) -> dict[str, dict[str, Any]]:
     import pyarrow.parquet as pq
 
     from assay import evidence
-    from assay.adjudication import blind_id
+    from assay.science.adjudication import blind_id
 
     cells: dict[str, dict[str, Any]] = {}
     plans = sorted(data.glob("plan/*/plan.json"))
@@ -111,7 +111,12 @@ def _show(data: Path, blind: str, row: dict[str, Any]) -> None:
 
 
 def _adjudicate(args: argparse.Namespace) -> int:
-    from assay.adjudication import Adjudication, AdjudicationError, load_adjudications, resolve
+    from assay.science.adjudication import (
+        Adjudication,
+        AdjudicationError,
+        load_adjudications,
+        resolve,
+    )
 
     path, data = Path(args.file), Path(args.data)
     cells = _ambiguous(data)

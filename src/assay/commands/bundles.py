@@ -10,8 +10,8 @@ from assay.commands import UsageError, add_data_argument
 
 
 def _export(args: argparse.Namespace) -> int:
+    from assay.config.params import ParamsError, load_params
     from assay.export.build import ExportError, export_run
-    from assay.params import ParamsError, load_params
 
     try:
         params = load_params(args.params)
@@ -54,7 +54,7 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def _schemas_write(args: argparse.Namespace) -> int:
-    from assay.schemas import write_all
+    from assay.export.schemas import write_all
 
     for path in write_all(Path(args.out)):
         print(path)

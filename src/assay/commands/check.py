@@ -9,7 +9,7 @@ from assay.commands import UsageError
 
 
 def _check(args: argparse.Namespace) -> int:
-    from assay.params import ParamsError, load_params
+    from assay.config.params import ParamsError, load_params
 
     try:
         params = load_params(args.params)
@@ -27,11 +27,11 @@ def _check_fixtures(params: object) -> str:
     """Every listed scenario's fixtures loaded (a bad file or key named) and their arms checked
     (assay.fixtures.manipulation), as the subjects stage does; the codebase sets are checked
     there, once the snapshot stage has sliced their code."""
-    from assay.errors import InputError
+    from assay.config.params import Params
+    from assay.core.errors import InputError
     from assay.fixtures.codebase import SCENARIO_NAMES as CODEBASE
     from assay.fixtures.manipulation import problems
     from assay.fixtures.scenarios import load_scenario
-    from assay.params import Params
 
     assert isinstance(params, Params)
     checked, lines = [], []

@@ -21,7 +21,7 @@ def register(subparsers: Any) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    from assay.params import ParamsError, load_params
+    from assay.config.params import ParamsError, load_params
     from assay.providers.check import run_checks
 
     try:

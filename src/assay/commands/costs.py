@@ -11,7 +11,7 @@ from assay.commands import UsageError, add_data_argument
 def _costs(args: argparse.Namespace) -> int:
     import duckdb
 
-    from assay.params import CostRuns
+    from assay.config.params import CostRuns
     from assay.report.costs import build_costs, render_costs_markdown
     from assay.report.database import connect
 

@@ -10,9 +10,9 @@ from assay.commands import UsageError
 
 def _measure(args: argparse.Namespace) -> int:
     from assay import evidence
-    from assay.errors import EvidenceError
+    from assay.core.errors import EvidenceError
+    from assay.core.tables import write_records
     from assay.pipeline.measure import measure_run
-    from assay.tables import write_records
 
     if args.workers < 1:
         raise UsageError("--workers must be at least 1")

@@ -10,9 +10,9 @@ from assay.pipeline.layout import repro_command
 
 
 def _plan_show(args: argparse.Namespace) -> int:
-    from assay.params import ParamsError, load_params
+    from assay.config.params import ParamsError, load_params
+    from assay.paid.plan import summary
     from assay.pipeline.plan import kept_or_current, make_plan
-    from assay.plan import summary
 
     try:
         params = load_params(args.params)
@@ -34,12 +34,12 @@ def _plan_show(args: argparse.Namespace) -> int:
 
 
 def _authorize(args: argparse.Namespace) -> int:
-    from assay.authorize import SpendRefused, issue_token, partial_refusal, replanned_refusal
-    from assay.ledger import LedgerBindingError
-    from assay.params import ParamsError, load_params
-    from assay.params_edit import write_authorization
+    from assay.config.params import ParamsError, load_params
+    from assay.config.params_edit import write_authorization
+    from assay.paid.authorize import SpendRefused, issue_token, partial_refusal, replanned_refusal
+    from assay.paid.ledger import LedgerBindingError
+    from assay.paid.seal import sealed_run
     from assay.pipeline.plan import make_plan
-    from assay.seal import sealed_run
 
     try:
         params = load_params(args.params)

@@ -20,8 +20,8 @@ from assay.commands import UsageError, add_data_argument
 
 
 def _rescore(args: argparse.Namespace) -> int:
-    from assay.params import ParamsError, load_params
-    from assay.params_edit import write_structure_version
+    from assay.config.params import ParamsError, load_params
+    from assay.config.params_edit import write_structure_version
 
     params_path = Path(args.params)
     try:

@@ -17,8 +17,8 @@ attempt is a new run id.
 
 
 def _run_add(args: argparse.Namespace) -> int:
-    from assay.params import ParamsError, load_params
-    from assay.params_edit import add_run
+    from assay.config.params import ParamsError, load_params
+    from assay.config.params_edit import add_run
 
     model, scenario, repeats, schedule = args.model, args.scenario, args.repeats, args.schedule
     try:
@@ -44,8 +44,8 @@ def _run_add(args: argparse.Namespace) -> int:
 
 
 def _run_list(args: argparse.Namespace) -> int:
-    from assay.params import ParamsError, load_params
-    from assay.run_status import run_statuses
+    from assay.config.params import ParamsError, load_params
+    from assay.paid.run_status import run_statuses
 
     try:
         params = load_params(args.params)

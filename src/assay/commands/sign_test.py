@@ -8,7 +8,7 @@ import json
 from assay.commands import UsageError
 
 DEFAULT_ALPHA = 0.05
-"""The preregistered alpha (``assay.stats.ALPHA``; a test keeps the two equal)."""
+"""The preregistered alpha (``assay.science.stats.ALPHA``; a test keeps the two equal)."""
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -26,7 +26,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    from assay.stats import sign_test
+    from assay.science.stats import sign_test
 
     try:
         result = sign_test(args.positive, args.negative, alpha=args.alpha)

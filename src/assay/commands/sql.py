@@ -23,7 +23,7 @@ example: assay sql "SELECT run, arm, verdict, count(*) FROM verdicts GROUP BY AL
 def _sql(args: argparse.Namespace) -> int:
     import duckdb
 
-    from assay.sql import SqlRefused, read_only_query
+    from assay.report.sql import SqlRefused, read_only_query
 
     try:
         names, rows = read_only_query(Path(args.data), args.query)

@@ -8,8 +8,8 @@ from collections.abc import Iterator
 
 from distributed import Client
 
-from assay.errors import ComputeError
-from assay.params import Compute
+from assay.config.params import Compute
+from assay.core.errors import ComputeError
 
 
 @contextlib.contextmanager

@@ -13,8 +13,8 @@ from __future__ import annotations
 import docker
 from docker import errors as docker_errors
 
-from assay.errors import ComputeError
-from assay.records import Frozen
+from assay.core.errors import ComputeError
+from assay.core.records import Frozen
 from assay.sandbox.engine_api import docker_client
 
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from assay.compute.placed import LOCAL, Placed
+from assay.config.params import Compute
 from assay.metrics import MeasureItem, Measurement, measure
 from assay.metrics.records import by_cell
-from assay.params import Compute
 
 
 def measure_placed(

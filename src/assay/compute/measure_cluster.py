@@ -20,11 +20,11 @@ from distributed import Client, Worker, WorkerPlugin, get_worker
 
 from assay.compute.placed import Placed
 from assay.compute.resources import offer, one_unit
-from assay.digest import digest_of
-from assay.errors import ComputeError
+from assay.config.params import Compute
+from assay.core.digest import digest_of
+from assay.core.errors import ComputeError
 from assay.metrics import MeasureItem, Measurement, jscpd_tool, measure, tool_versions
 from assay.metrics.records import by_cell
-from assay.params import Compute
 
 
 def tasks(items: Sequence[MeasureItem], per_task: int) -> list[list[MeasureItem]]:

@@ -2,7 +2,7 @@
 names (:mod:`~assay.compute.sandbox_cluster`), gathered in request order.
 
 Every ``correct`` or ``incorrect`` result is remembered under the digest of its request, the
-sandbox policy version and the Docker engine (:mod:`assay.memo`). With ``recall=True`` a
+sandbox policy version and the Docker engine (:mod:`assay.core.memo`). With ``recall=True`` a
 remembered result is taken instead of evaluating the same request again (the correctness
 stage: its placement says ``memo``; the self-test, for the references only: its known-wrong
 implementation always runs, to show the sandbox works now).
@@ -18,8 +18,8 @@ from pathlib import Path
 
 from assay.compute.engine import EngineIdentity, local_identity
 from assay.compute.placed import LOCAL, Placed
-from assay.memo import Memo, code_digest, key_of
-from assay.params import Compute
+from assay.config.params import Compute
+from assay.core.memo import Memo, code_digest, key_of
 from assay.sandbox.parallel import default_workers, evaluate_many
 from assay.sandbox.policy import policy_version
 from assay.sandbox.results import CorrectnessResult, SandboxRequest

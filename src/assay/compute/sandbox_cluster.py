@@ -37,7 +37,7 @@ from assay.compute.plugin import (
     readiness,
 )
 from assay.compute.resources import one_unit
-from assay.params import Compute
+from assay.config.params import Compute
 from assay.sandbox.results import CorrectnessResult, SandboxRequest
 from assay.sandbox.runner import removal_on_signals
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from assay.core.records import Frozen
 from assay.evidence.paths import DATA, stage_file
 from assay.evidence.rows import (
     CallRecord,
@@ -26,7 +27,6 @@ from assay.evidence.rows import (
     SubjectRow,
     VerdictRow,
 )
-from assay.records import Frozen
 
 
 @dataclass(frozen=True)

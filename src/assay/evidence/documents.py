@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from assay.records import Frozen
+from assay.core.records import Frozen
 
 ImageKind = Literal["standard", "packages"]
 
@@ -122,7 +122,7 @@ class ScenarioSelfTest(Frozen):
 AuthorizationState = Literal["free", "authorized", "awaiting-authorization"]
 
 
-# data/authorize/<run>/authorization.json: what assay.authorize.decide made of a run's plan (no
+# data/authorize/<run>/authorization.json: what assay.paid.authorize.decide made of a run's plan (no
 # docstring: it would become the published JSON schema's description, schemas/)
 class Authorization(Frozen):
     run: str

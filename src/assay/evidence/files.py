@@ -1,8 +1,8 @@
 """One reader and one writer per artefact under ``data/``.
 
 Readers validate into the artefact's record; a file that is not there yet is
-:class:`~assay.errors.MissingEvidence` ("run `dvc repro`"), one that does not validate is
-:class:`~assay.errors.EvidenceError`, both naming the file.
+:class:`~assay.core.errors.MissingEvidence` ("run `dvc repro`"), one that does not validate is
+:class:`~assay.core.errors.EvidenceError`, both naming the file.
 """
 
 from __future__ import annotations
@@ -18,15 +18,15 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from pydantic import BaseModel, ValidationError
 
-from assay.digest import canonical_json, sha256_hex
-from assay.errors import EvidenceError, MissingEvidence
+from assay.core.digest import canonical_json, sha256_hex
+from assay.core.errors import EvidenceError, MissingEvidence
+from assay.core.tables import read_records, write_records
 from assay.evidence import paths
 from assay.evidence.catalog import CANDIDATES, CELLS, PROMPTS, Table
 from assay.evidence.documents import Authorization, ImageRecord, ScenarioSelfTest
 from assay.evidence.plan import Plan, load_plan
 from assay.evidence.rows import CallRecord, CandidateRow, PromptRow, RunRow, SendReceipt
 from assay.fixtures.model import Scenario
-from assay.tables import read_records, write_records
 
 Record = TypeVar("Record", bound=BaseModel)
 

@@ -67,7 +67,7 @@ def scenario_dir(stage: str, scenario: str, data: Path = DATA) -> Path:
 
 def run_inputs_dir(run: str, data: Path = DATA) -> Path:
     """``data/plan/<run>/inputs/``: the subjects and prompts a paid run was sent from, kept by
-    the plan stage once an edit gave the run another plan (``assay.seal``)."""
+    the plan stage once an edit gave the run another plan (``assay.paid.seal``)."""
     return data / "plan" / run / "inputs"
 
 
@@ -111,7 +111,7 @@ def plan_hash_file(run: str, data: Path = DATA) -> Path:
 
 def next_plan_file(run: str, data: Path = DATA) -> Path:
     """``data/plan/<run>/next.json``: the plan the current inputs give a paid run that was sent
-    under an older one (``assay.seal``); it waits for a run id of its own."""
+    under an older one (``assay.paid.seal``); it waits for a run id of its own."""
     return stage_file("plan", run, "next.json", data)
 
 

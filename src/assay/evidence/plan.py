@@ -1,5 +1,5 @@
 """``data/plan/<run>/plan.json``: the plan, the canonical JSON of everything a run will do and
-how it will be judged (built by :func:`assay.plan.build_plan`); its sha256 is the plan hash a
+how it will be judged (built by :func:`assay.paid.plan.build_plan`); its sha256 is the plan hash a
 person authorizes."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from typing import Any, Literal
 
 from pydantic import Field, StrictInt
 
-from assay.digest import canonical_json, sha256_hex
+from assay.core.digest import canonical_json, sha256_hex
+from assay.core.records import CallKey, Frozen
 from assay.providers.base import NANO, ModelProfile, nano_down, nano_up
-from assay.records import CallKey, Frozen
 
 PLAN_SCHEMA = "assay-plan/1"
 
@@ -24,7 +24,7 @@ class AnalysisPlan(Frozen):
     """The preregistered structural evaluator version. Rescoring with another version
     (``evaluators.structure``) is reported as a deviation from it, not a new plan."""
     extraction: StrictInt = 2
-    """The preregistered extraction rules (``assay.extract``), also used to build chain steps.
+    """The preregistered extraction rules (``assay.science.extract``), also used to build chain steps.
     Re-extracting with another version (``evaluators.extraction``) is a deviation from it."""
 
 

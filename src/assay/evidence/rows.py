@@ -1,12 +1,12 @@
 """Every row type written to a Parquet table under ``data/``, one per table.
 
-Per-call rows start with :class:`~assay.records.CellKey` (run, cell, subject, arm, repeat,
+Per-call rows start with :class:`~assay.core.records.CellKey` (run, cell, subject, arm, repeat,
 step), so every table joins on the same key; per-scenario rows start with ``scenario``.
 """
 
 from __future__ import annotations
 
-from assay.records import (
+from assay.core.records import (
     CellKey,
     CorrectnessStatus,
     ExecutionStatus,
@@ -124,7 +124,7 @@ class CandidateRow(CellKey):
     extract_status: ExtractStatus
     source: str | None
     extraction_version: int
-    """The extraction rules that produced it (``assay.extract``; ``evaluators.extraction``)."""
+    """The extraction rules that produced it (``assay.science.extract``; ``evaluators.extraction``)."""
 
     @property
     def missing_reason(self) -> str:
@@ -158,7 +158,7 @@ MISSING_STATE_OF: dict[str, MissingState] = {
 
 
 def missing_state(reason: str) -> MissingState:
-    """The :data:`~assay.records.MissingState` of a cell that has no value, from its
+    """The :data:`~assay.core.records.MissingState` of a cell that has no value, from its
     :func:`missing_reason` (or the correctness status ``evaluator-failure``)."""
     try:
         return MISSING_STATE_OF[reason]

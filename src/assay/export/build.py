@@ -23,19 +23,19 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from assay.digest import sha256_hex
-from assay.errors import EvidenceError
+from assay.core.digest import sha256_hex
+from assay.core.errors import EvidenceError
+from assay.core.records import Frozen
+from assay.core.tables import schema_for
 from assay.evidence import CANDIDATES, is_simulated, paths
 from assay.evidence.plan import load_plan
 from assay.export import manifest as mf
 from assay.export.report import bundle_report, report_files
+from assay.export.schemas import NAMES, first_error, render
 from assay.export.selection import EVIDENCE_TABLES, KINDS, SHARED_TABLES, Table
 from assay.fixtures.scenarios import image_kind
-from assay.ledger import LEDGER_FILE
-from assay.ledger_records import LEDGER_RECORDS
-from assay.records import Frozen
-from assay.schemas import NAMES, first_error, render
-from assay.tables import schema_for
+from assay.paid.ledger import LEDGER_FILE
+from assay.paid.ledger_records import LEDGER_RECORDS
 
 
 class ExportError(EvidenceError):

@@ -18,8 +18,8 @@ from typing import Literal, TypeVar
 
 from pydantic import BaseModel, Field
 
-from assay.digest import canonical_json, sha256_hex
-from assay.records import SCHEMA_VERSION, Frozen
+from assay.core.digest import canonical_json, sha256_hex
+from assay.core.records import SCHEMA_VERSION, Frozen
 
 Sha256 = str
 BundleKind = Literal["abstraction", "correctness"]

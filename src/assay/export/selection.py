@@ -17,8 +17,8 @@ from typing import Any
 from pydantic import BaseModel, create_model
 
 from assay import evidence
+from assay.core.records import CellKey, Frozen
 from assay.evidence import paths
-from assay.records import CellKey, Frozen
 
 KEY = tuple(CellKey.model_fields)
 

@@ -32,18 +32,24 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from pydantic import ValidationError
 
-from assay.chain_prompts import ChainRenderer, shown_repositories
-from assay.digest import sha256_hex
+from assay.core.digest import sha256_hex
+from assay.core.records import CallKey, Frozen, Verdict
 from assay.evidence import PROMPT_TEXTS, CandidateRow, PromptRow, paths
 from assay.evidence.plan import load_plan
 from assay.export import manifest as mf
 from assay.export.report import bundle_report, report_files
+from assay.export.schemas import first_error
 from assay.export.selection import EVIDENCE_TABLES, SHARED_TABLES, Table
-from assay.extract import VERSIONS, extract_candidate
 from assay.fixtures.scenarios import image_kind
-from assay.ledger_records import LEDGER_RECORDS, LINE, LedgerHeader, LedgerIntent, LedgerOutcome
-from assay.records import CallKey, Frozen, Verdict
-from assay.schemas import first_error
+from assay.paid.ledger_records import (
+    LEDGER_RECORDS,
+    LINE,
+    LedgerHeader,
+    LedgerIntent,
+    LedgerOutcome,
+)
+from assay.science.chain_prompts import ChainRenderer, shown_repositories
+from assay.science.extract import VERSIONS, extract_candidate
 from assay.structure import EVALUATOR_VERSIONS, verdict_for, verdicts_in_step_order
 
 M = TypeVar("M", mf.RunManifest, mf.BundleManifest)
@@ -225,7 +231,7 @@ def _ledger(
 ) -> tuple[dict[CallKey, LedgerOutcome], dict[CallKey, LedgerIntent]]:
     """The ledger's latest outcome and latest intent by call key (empty when the run never
     opened a ledger). Each line is checked against the bundle's schema, then read as the
-    ledger reads it (``assay.ledger_records.LINE``)."""
+    ledger reads it (``assay.paid.ledger_records.LINE``)."""
     relative = "ledger/ledger.jsonl"
     outcomes: dict[CallKey, LedgerOutcome] = {}
     intents: dict[CallKey, LedgerIntent] = {}

@@ -6,7 +6,7 @@ process ends, or ``startup_timeout_seconds`` pass), and on exit stops it (SIGTER
 after ten seconds). The process gets ``OMP_WAIT_POLICY=PASSIVE`` and ``OMP_NUM_THREADS`` = the
 profile's threads, so idle OpenMP threads sleep instead of spinning beside the sandbox; its
 output goes to a log the caller names. A server that dies mid-run is not restarted: the call
-in flight fails, the run halts (``assay.execute``), and the next ``dvc repro`` starts a new
+in flight fails, the run halts (``assay.paid.execute``), and the next ``dvc repro`` starts a new
 server for the calls still unanswered.
 """
 
@@ -22,7 +22,7 @@ from types import TracebackType
 
 import httpx
 
-from assay.errors import AssayError
+from assay.core.errors import AssayError
 from assay.local.settings import LocalModel
 
 STOP_GRACE_SECONDS = 10.0

@@ -17,7 +17,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from assay.digest import canonical_json, sha256_file, sha256_hex
+from assay.core.digest import canonical_json, sha256_file, sha256_hex
 from assay.local.settings import LocalModel
 from assay.local.weights import WeightsError, weights_path
 

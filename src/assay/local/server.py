@@ -48,7 +48,7 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 from typing import Any, cast
 
-from assay.digest import canonical_json, sha256_file, sha256_hex
+from assay.core.digest import canonical_json, sha256_file, sha256_hex
 from assay.local.orphan import die_with_parent
 from assay.local.runtime import CHAT_TEMPLATE_KEY, describe_weights, fingerprint, runtime_build
 

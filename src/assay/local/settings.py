@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, StrictInt, model_validator
 
-from assay.records import Frozen
+from assay.core.records import Frozen
 
 Sha256 = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
 

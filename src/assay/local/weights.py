@@ -23,11 +23,11 @@ from importlib import metadata, resources
 from pathlib import Path
 from typing import TextIO
 
-from assay.cache import cache_dir
-from assay.digest import sha256_file
-from assay.errors import InputError, boundary
+from assay.core.cache import cache_dir
+from assay.core.digest import sha256_file
+from assay.core.errors import InputError, boundary
+from assay.core.records import Frozen
 from assay.local.settings import LocalModel
-from assay.records import Frozen
 
 CHUNK = 1 << 20
 

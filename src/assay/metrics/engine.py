@@ -8,7 +8,7 @@
   repositories per build (see ``mypy_tool``);
 * ruff and jscpd each run once over the whole tree (one process each) while the pool works;
 * a unit measured before with the same files, change and tool versions is not measured again
-  (:mod:`assay.memo`; only units every tool measured are remembered).
+  (:mod:`assay.core.memo`; only units every tool measured are remembered).
 
 ``measure`` may be called from several threads of one process at once (a Dask worker runs two
 measure tasks side by side): mypy's API keeps process-wide state (two builds at once end in
@@ -25,14 +25,14 @@ from collections.abc import Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 from pathlib import Path
 
-from assay.change import ChangeError, describe_change
-from assay.memo import Memo, code_digest, key_of
+from assay.core.memo import Memo, code_digest, key_of
+from assay.core.progress import progress
 from assay.metrics import in_process, jscpd_tool, mypy_cache, mypy_tool, ruff_tool
 from assay.metrics.records import MeasureItem, Measurement, ToolResult
 from assay.metrics.rows import rows_for
 from assay.metrics.units import Unit, chunked, write_unit
 from assay.metrics.versions import tool_versions
-from assay.progress import progress
+from assay.science.change import ChangeError, describe_change
 
 REPOSITORIES = "repos"
 MYPY_CONFIG = "mypy.ini"

@@ -6,7 +6,7 @@ every measure stage. The engine already checks many repositories one after anoth
 warm cache per worker (mypy validates every cached module against its source, so a module
 whose text differs is checked again); keeping that cache between stages is the same reliance.
 
-Slots live under the memo root (``<memo>/mypy/<mypy version>/slot-N``, :mod:`assay.memo`), so
+Slots live under the memo root (``<memo>/mypy/<mypy version>/slot-N``, :mod:`assay.core.memo`), so
 ``ASSAY_MEMO=off`` or an empty ``ASSAY_MEMO_DIR`` starts cold as before. A process takes the
 first slot whose lock file it can lock (``flock``, held until the process ends): mypy's cache
 is never written by two processes at once.
@@ -18,7 +18,7 @@ import fcntl
 import os
 from pathlib import Path
 
-from assay.memo import memo_root
+from assay.core.memo import memo_root
 
 SLOTS = 64
 """More than the measure processes of one host at once (workers per stage, Dask workers)."""

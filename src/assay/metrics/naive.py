@@ -16,12 +16,12 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from assay.change import ChangeError, describe_change
 from assay.metrics import in_process, jscpd_tool, mypy_tool, ruff_tool
 from assay.metrics.records import MeasureItem, Measurement, ToolResult
 from assay.metrics.rows import rows_for
 from assay.metrics.units import Unit, write_unit
 from assay.metrics.versions import tool_versions
+from assay.science.change import ChangeError, describe_change
 
 
 def _fresh_python_tool(tool: str, unit: Unit, folder: Path, scratch: Path) -> ToolResult:

@@ -7,9 +7,9 @@ from typing import Any
 
 from pydantic import Field, field_validator
 
+from assay.core.records import Frozen
 from assay.evidence.rows import MetricValues
 from assay.fixtures.model import SourceFile
-from assay.records import Frozen
 
 
 class MeasureItem(Frozen):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from assay.records import Frozen
+from assay.core.records import Frozen
 
 
 class Unit(Frozen):

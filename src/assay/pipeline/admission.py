@@ -4,7 +4,7 @@
 Before the first paid request of a run, params.yaml is re-read and the plan rebuilt: the
 authorization must still be the one the authorize stage recorded, the plan unchanged, and the
 run's ledger here, where it was authorized, holding the token params.yaml carries
-(``assay.authorize.check_spendable``). The pre-flight checks of a real provider (the same free
+(``assay.paid.authorize.check_spendable``). The pre-flight checks of a real provider (the same free
 checks as ``assay check-provider``) come after admission, in the send stage
 (``assay.pipeline.send``), once for every run of a key: :meth:`Admitted.preflight_due` says
 which runs need them.
@@ -16,21 +16,21 @@ from collections.abc import Callable
 from pathlib import Path
 
 from assay import evidence
-from assay.authorize import (
+from assay.config.params import Params
+from assay.core.errors import EvidenceError
+from assay.core.records import Frozen
+from assay.paid.authorize import (
     Authorization,
     AuthorizationError,
     SpendRefused,
     check_spendable,
     decide,
 )
-from assay.errors import EvidenceError
-from assay.ledger import Ledger, LedgerState
-from assay.params import Params
+from assay.paid.ledger import Ledger, LedgerState
+from assay.paid.plan import Plan
 from assay.pipeline.layout import repro_command
 from assay.pipeline.plan import make_plan
-from assay.plan import Plan
 from assay.providers.factory import STAND_INS
-from assay.records import Frozen
 
 
 def is_remote(plan: Plan) -> bool:

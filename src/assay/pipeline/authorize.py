@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from assay import evidence
-from assay.authorize import Authorization, decide
-from assay.params import RunSpec
+from assay.config.params import RunSpec
+from assay.paid.authorize import Authorization, decide
 from assay.pipeline.stage_params import Declaration, StageParams
 
 PARAMS = Declaration(keys=("runs.${key}", "ledger_root"))

@@ -1,7 +1,7 @@
 """``code`` stage: the code each stage runs, as one digest file per stage.
 
 A stage's code is derived, not listed: ``stages/<stage>.py`` and every module of ``assay`` its
-imports reach (:mod:`assay.stage_code`, grimp), with the files packaged beside them (the
+imports reach (:mod:`assay.core.stage_code`, grimp), with the files packaged beside them (the
 report's SQL and templates). ``pipeline/code.toml`` declares, in one place, only what no import
 shows: the committed files a module reads (``[modules]``: the sandbox recipe for
 ``assay.sandbox.image``, the jscpd script for ``assay.metrics.jscpd_tool``, ``uv.lock`` where the
@@ -28,9 +28,9 @@ from pathlib import Path
 import grimp
 from pathspec import GitIgnoreSpec
 
-from assay import stage_code
-from assay.digest import sha256_hex
-from assay.errors import InputError
+from assay.core import stage_code
+from assay.core.digest import sha256_hex
+from assay.core.errors import InputError
 from assay.evidence.paths import code_dir
 from assay.pipeline.derived_files import replace_files
 

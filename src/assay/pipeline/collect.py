@@ -16,16 +16,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 
 from assay import evidence
-from assay.digest import sha256_hex
-from assay.errors import EvidenceError
+from assay.config.params import Params
+from assay.core.digest import sha256_hex
+from assay.core.errors import EvidenceError
 from assay.evidence import CallRecord, SentPromptRow
-from assay.execute import AWAITING, unsent
-from assay.ledger import Ledger
-from assay.params import Params
+from assay.paid.execute import AWAITING, unsent
+from assay.paid.ledger import Ledger
+from assay.paid.plan import Plan
 from assay.pipeline.admission import Admitted, admit
 from assay.pipeline.layout import repro_command
 from assay.pipeline.plan import make_plan
-from assay.plan import Plan
 
 
 def collect(

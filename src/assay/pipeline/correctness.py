@@ -21,7 +21,7 @@ to ``placements.parquet`` beside the rows, never into them. Per cell, in order:
   ``evaluator-failure``) with its per-case outcomes. Cells with the same source in the same
   arm share one evaluation (the request, and so the result, is the same), and a request
   evaluated before (the self-test's references, another run's identical answer) is not
-  evaluated again (:mod:`assay.memo`; its placement says ``memo``).
+  evaluated again (:mod:`assay.core.memo`; its placement says ``memo``).
 
 Rows keep case indexes, outcome codes, exception type names, each case's input and expected
 value, and, in the ``unpublished_…`` columns (``evidence.UNPUBLISHED_COLUMNS``), the wrong value
@@ -37,16 +37,15 @@ from collections.abc import Callable, Sequence
 from assay import evidence
 from assay.compute import LOCAL, Placed
 from assay.compute.sandbox import evaluate_placed
+from assay.config.params import Compute
+from assay.core.records import CellKey, CorrectnessStatus
 from assay.evidence import CandidateRow, CorrectnessRow, CorrectnessVersionRow, PlacementRow
 from assay.evidence.rows import missing_reason
 from assay.fixtures.model import Scenario
 from assay.fixtures.scenarios import image_kind
-from assay.gate import check_source
-from assay.params import Compute
 from assay.pipeline.image import load_pinned
 from assay.pipeline.sandbox_runtime import runtime_mismatch
 from assay.pipeline.stage_params import Declaration, StageParams
-from assay.records import CellKey, CorrectnessStatus
 from assay.sandbox.cells import request_for
 from assay.sandbox.parallel import evaluate_many
 from assay.sandbox.policy import policy_version
@@ -56,6 +55,7 @@ from assay.sandbox.results import (
     evaluator_failure,
     truncated,
 )
+from assay.science.gate import check_source
 
 
 def _row(

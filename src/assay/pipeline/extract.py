@@ -4,7 +4,7 @@
 Extraction version 3 compares each answer with the repository its prompt showed, so the stage
 reads the run's rendered prompts (``data/render/<scenario>``, or the sealed copy a paid run was
 sent from) and its plan: at chain steps 2-5 the target held the earlier steps, appended as the
-run rendered them with the plan's preregistered extraction version (``assay.chain_prompts``).
+run rendered them with the plan's preregistered extraction version (``assay.science.chain_prompts``).
 
 ``candidates.parquet`` holds the candidates of the version the reports use;
 ``versions.parquet`` every registered version's side by side, so the structure stage can score
@@ -17,11 +17,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from assay import evidence
-from assay.chain_prompts import ChainRenderer, shown_repositories
 from assay.evidence import CallRecord, CandidateRow
-from assay.extract import VERSIONS, extract_candidate
 from assay.pipeline.stage_params import Declaration, StageParams
-from assay.reprint import Repository
+from assay.science.chain_prompts import ChainRenderer, shown_repositories
+from assay.science.extract import VERSIONS, extract_candidate
+from assay.science.reprint import Repository
 
 
 def candidate_rows(

@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import ast
 
-from assay.chain_prompts import ChainRenderer
+from assay.core.records import Frozen
 from assay.evidence.documents import KnownAnswerFailure, KnownAnswersReport, Reference
 from assay.fixtures.chain import chain_step_files, step_name
 from assay.fixtures.model import Scenario
 from assay.pipeline.render import prompt_rows
-from assay.records import Frozen
+from assay.science.chain_prompts import ChainRenderer
 from assay.structure import score
 
 REFERENCES: tuple[Reference, ...] = ("reused", "duplicated")

@@ -13,13 +13,13 @@ from collections.abc import Mapping, Sequence
 
 from assay import evidence
 from assay.compute.measure import measure_placed
-from assay.errors import EvidenceError
+from assay.config.params import Compute
+from assay.core.errors import EvidenceError
 from assay.evidence import CandidateRow, MetricRow, PlacementRow
 from assay.fixtures.model import Scenario
-from assay.gate import check_source
 from assay.metrics import MeasureItem, Measurement, measure
-from assay.params import Compute
 from assay.pipeline.stage_params import Declaration, StageParams
+from assay.science.gate import check_source
 
 
 def load_items(candidates: Sequence[CandidateRow], scenario: Scenario) -> list[MeasureItem]:

@@ -19,8 +19,8 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from assay.config.params import read_params_yaml, validate_params
 from assay.evidence.paths import params_check_file, params_dir, resend_file
-from assay.params import read_params_yaml, validate_params
 from assay.pipeline.derived_files import replace_files
 
 

@@ -1,7 +1,7 @@
 """``plan`` stage: the run's plan and its hash. Makes no provider call.
 
 A paid run that already sent under another plan keeps that plan, and the subjects and prompts it
-was sent from (``assay.seal``); the plan the current inputs give goes beside it, waiting for a
+was sent from (``assay.paid.seal``); the plan the current inputs give goes beside it, waiting for a
 run id of its own."""
 
 from __future__ import annotations
@@ -10,17 +10,17 @@ from collections.abc import Callable, Collection
 from pathlib import Path
 
 from assay import evidence
-from assay.authorize import replanned_refusal
-from assay.errors import SelfTestFailed
+from assay.config.params import Params, RunSpec
+from assay.core.errors import SelfTestFailed
+from assay.core.records import Frozen
 from assay.evidence.plan import AnalysisPlan
 from assay.fixtures.scenarios import image_kind
-from assay.params import Params, RunSpec
+from assay.paid.authorize import replanned_refusal
+from assay.paid.plan import Plan, build_plan, request_sizes, tool_versions
+from assay.paid.seal import Sealed, sealed_run
 from assay.pipeline.stage_params import Declaration, StageParams
-from assay.plan import Plan, build_plan, request_sizes, tool_versions
 from assay.providers.base import ModelProfile
 from assay.providers.factory import request_bytes
-from assay.records import Frozen
-from assay.seal import Sealed, sealed_run
 
 
 def request_size_measure(profile: ModelProfile) -> Callable[[str], int]:
@@ -80,7 +80,7 @@ class PlanParams(Frozen):
     profile: ModelProfile
     analysis: AnalysisPlan
     ledger_root: Path
-    """Where ledgers are: a paid run that sent keeps the plan it sent under (assay.seal)."""
+    """Where ledgers are: a paid run that sent keeps the plan it sent under (assay.paid.seal)."""
 
     @classmethod
     def of(cls, run_id: str, params: Params) -> PlanParams:
@@ -135,7 +135,7 @@ class Planned(Frozen):
     """The run's plan: the current one, or the one a paid run was sent under."""
     replanned: str | None = None
     """A paid run sent under an older plan: what it is, the current inputs' plan and the
-    commands on (``assay.authorize.replanned_after_spending``)."""
+    commands on (``assay.paid.authorize.replanned_after_spending``)."""
 
 
 def kept_or_current(

@@ -12,7 +12,7 @@ import json
 from assay import evidence
 from assay.evidence import PromptRow
 from assay.fixtures.model import Scenario
-from assay.render import render_input
+from assay.science.render import render_input
 
 
 def prompt_rows(scenario: Scenario) -> list[PromptRow]:

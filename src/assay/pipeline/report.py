@@ -13,9 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from assay import evidence
-from assay.adjudication import load_adjudications
-from assay.params import CostRuns, Params
-from assay.progress import progress
+from assay.config.params import CostRuns, Params
+from assay.core.progress import progress
 from assay.report.adjudicated import build_adjudicated
 from assay.report.cell_browser import cell_records
 from assay.report.charts import outcome_rows, reuse_curve_rows
@@ -31,6 +30,7 @@ from assay.report.provenance import provenance as find_provenance
 from assay.report.rescore import build_rescore_reports, write_rescore_reports
 from assay.report.rescore import headlines as rescore_headlines
 from assay.report.scenarios import build_scenario_reports, write_scenario_reports
+from assay.science.adjudication import load_adjudications
 
 OUTPUTS = tuple(
     path.as_posix()

@@ -25,8 +25,8 @@ import shlex
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from assay.core.records import Frozen
 from assay.pipeline.layout import address
-from assay.records import Frozen
 
 EXECUTE = "execute@"
 SEND = "send"

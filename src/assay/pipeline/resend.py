@@ -21,7 +21,7 @@ from pathlib import Path
 
 from assay.evidence import read_plan
 from assay.evidence.paths import resend_file
-from assay.ledger import Ledger
+from assay.paid.ledger import Ledger
 from assay.pipeline.admission import pending
 
 

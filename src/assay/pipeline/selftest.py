@@ -6,7 +6,7 @@ request — follows it.
   a known-wrong implementation, on every arm that runs correctness
   (:mod:`assay.sandbox.selftest`); an arm that skips correctness needs no such proof. The
   references evaluated before on the same arm, engine, image and policy (a scenario sharing the
-  arm) are recalled (:mod:`assay.memo`). The known-wrong check is one of the task, not of the
+  arm) are recalled (:mod:`assay.core.memo`). The known-wrong check is one of the task, not of the
   arm (the supervisor's comparison with the task's vectors decides it, and no arm's files
   change that): a task whose check ran before with the same vectors, target, profile, engine,
   image and policy (dose, placement and context share layered's tasks; the three codebase sets
@@ -27,11 +27,11 @@ from collections.abc import Sequence
 from assay import evidence
 from assay.compute.engine import EngineIdentity, local_identity
 from assay.compute.sandbox import REMEMBERED, SANDBOX_CODE, evaluate_placed
-from assay.errors import SelfTestFailed
+from assay.config.params import Compute
+from assay.core.errors import SelfTestFailed
+from assay.core.memo import Memo, code_digest, key_of
 from assay.evidence import ScenarioSelfTest
 from assay.fixtures.scenarios import image_kind
-from assay.memo import Memo, code_digest, key_of
-from assay.params import Compute
 from assay.pipeline.image import load_pinned
 from assay.pipeline.known_answers import check_known_answers
 from assay.pipeline.sandbox_runtime import live_runtime

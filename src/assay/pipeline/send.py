@@ -6,7 +6,7 @@ per run, and writes a receipt per run (``data/send/<run>/receipt.json``); ``exec
 that receipt and the responses in the run's ledger into its ``cells`` table and sends nothing
 (``assay.pipeline.collect.collect``).
 
-- Within a run nothing changes (``assay.execute``): one call at a time in the plan's order, its
+- Within a run nothing changes (``assay.paid.execute``): one call at a time in the plan's order, its
   own ledger (the intent fsync'd before each request, the outcome after it), its own
   reservation ceiling and halts. A halt or a reached ceiling stops that run only.
 - Runs whose profiles use the same provider key (:func:`provider_key`) send at most
@@ -44,21 +44,21 @@ from contextlib import ExitStack
 from pathlib import Path
 
 from assay import evidence
-from assay.authorize import SpendRefused
-from assay.errors import AssayError
-from assay.execute import REFUSED_PREFIX, Executor, unsent
-from assay.ledger import Ledger
-from assay.params import Params
+from assay.config.params import Params
+from assay.core.errors import AssayError
+from assay.core.records import Frozen
+from assay.paid.authorize import SpendRefused
+from assay.paid.execute import REFUSED_PREFIX, Executor, unsent
+from assay.paid.ledger import Ledger
+from assay.paid.plan import Plan
 from assay.pipeline.admission import Admitted, admit
 from assay.pipeline.collect import collect
 from assay.pipeline.plan import make_plan
 from assay.pipeline.requested import EVERY_RUN, Requested, how_to_send
 from assay.pipeline.sending import Checks, Executed, receipt, send
-from assay.plan import Plan
 from assay.providers.base import ModelProfile, Provider
 from assay.providers.check import CheckReport, run_checks
 from assay.providers.factory import STAND_INS, for_run
-from assay.records import Frozen
 
 
 class Sent(Frozen):

@@ -1,4 +1,4 @@
-"""Sending: one admitted run's calls (``assay.execute.send_run``: concurrency one, plan order,
+"""Sending: one admitted run's calls (``assay.paid.execute.send_run``: concurrency one, plan order,
 the ledger written ahead of every request), and the receipt the ``send`` stage keeps of them.
 
 A run awaiting authorization sends nothing and opens no ledger. The provider is made through
@@ -11,16 +11,16 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from assay import evidence
-from assay.digest import sha256_hex
+from assay.core.digest import sha256_hex
+from assay.core.records import Frozen
 from assay.evidence import CallRecord
-from assay.execute import AWAITING, FREE_ATTEMPTS, HALTED, retryable, send_run, unsent
+from assay.paid.execute import AWAITING, FREE_ATTEMPTS, HALTED, retryable, send_run, unsent
+from assay.paid.plan import Plan
 from assay.pipeline.admission import Admitted, is_remote
 from assay.pipeline.layout import repro_command
-from assay.plan import Plan
 from assay.providers.base import ModelProfile, Provider
 from assay.providers.check import CheckReport
 from assay.providers.factory import for_run
-from assay.records import Frozen
 
 Checks = Callable[[ModelProfile, Mapping[str, str]], CheckReport]
 

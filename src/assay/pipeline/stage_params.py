@@ -23,10 +23,10 @@ from typing import Any, TypeVar
 
 from pydantic import TypeAdapter
 
-from assay.errors import AssayError
+from assay.config.params import Compute
+from assay.core.errors import AssayError
+from assay.core.records import Frozen
 from assay.evidence.paths import params_dir
-from assay.params import Compute
-from assay.records import Frozen
 
 T = TypeVar("T")
 

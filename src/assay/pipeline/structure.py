@@ -19,11 +19,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from assay import evidence
+from assay.config.params import Evaluators
+from assay.core.records import Verdict
 from assay.evidence import CandidateRow, ExtractionVerdictRow, VerdictRow
 from assay.fixtures.model import Scenario
-from assay.params import Evaluators
 from assay.pipeline.stage_params import Declaration, StageParams
-from assay.records import Verdict
 from assay.structure import gated_candidate, judge, verdicts_in_step_order
 from assay.structure.explain import explain
 from assay.structure.versions import EVALUATOR_VERSIONS

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from assay import evidence
+from assay.config.params import ParamsError
+from assay.core.records import Frozen
 from assay.evidence import SubjectRow
 from assay.fixtures.codebase import SCENARIO_NAMES as CODEBASE_SCENARIOS
 from assay.fixtures.codebase import SubjectProvenance
@@ -21,9 +23,7 @@ from assay.fixtures.manipulation import ManipulationError
 from assay.fixtures.manipulation import problems as manipulation_problems
 from assay.fixtures.model import Scenario
 from assay.fixtures.scenarios import fixture_sources, load_scenario
-from assay.params import ParamsError
 from assay.pipeline.stage_params import Declaration, StageParams
-from assay.records import Frozen
 
 
 def subject_rows(scenario: Scenario) -> list[SubjectRow]:

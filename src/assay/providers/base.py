@@ -16,8 +16,8 @@ from typing import Annotated, Literal, Protocol, get_args
 
 from pydantic import ConfigDict, Field, model_validator
 
+from assay.core.records import CallKey, ExecutionStatus, Frozen, Usage
 from assay.local.settings import LocalModel
-from assay.records import CallKey, ExecutionStatus, Frozen, Usage
 
 NANO = 1_000_000_000
 """Nano-dollars per dollar: budgets are admitted in integer nano-USD."""

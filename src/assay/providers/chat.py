@@ -24,6 +24,7 @@ from typing import Any
 
 import httpx
 
+from assay.core.records import Usage
 from assay.providers.base import (
     NANO,
     ModelProfile,
@@ -35,7 +36,6 @@ from assay.providers.base import (
 from assay.providers.http import Received, TransportFailure, exchange, make_client
 from assay.providers.outcomes import RULES, FailureKind, decide
 from assay.providers.secrets import redact_bytes, redact_text
-from assay.records import Usage
 
 DETAIL_CHARS = 300
 

@@ -17,14 +17,14 @@ from collections.abc import Mapping
 from decimal import Decimal, InvalidOperation
 from typing import Any, Literal
 
-from assay.errors import InputError
+from assay.core.errors import InputError
+from assay.core.records import Frozen
 from assay.providers import azure_openai, openai_compatible, openrouter
 from assay.providers.base import ModelProfile
 from assay.providers.chat import parse_json
 from assay.providers.factory import REAL_ADAPTERS, profile_problem
 from assay.providers.http import Received, exchange, make_client
 from assay.providers.secrets import read_key, redact_text
-from assay.records import Frozen
 
 CheckOutcome = Literal["pass", "fail", "note"]
 LISTING_BYTE_CAP = 32 * 1024 * 1024

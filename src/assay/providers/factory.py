@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from assay import evidence
-from assay.errors import InputError
+from assay.core.errors import InputError
+from assay.core.records import Frozen
 from assay.evidence.plan import Plan
 from assay.providers import azure_openai, local, openai_compatible, openrouter
 from assay.providers.base import ModelProfile, Provider, ProviderKind
@@ -27,7 +28,6 @@ from assay.providers.chat import ChatCompletionsAdapter, encode_body
 from assay.providers.replay import ReplayProvider
 from assay.providers.secrets import read_key
 from assay.providers.simulated import SimulatedProvider, answer_book
-from assay.records import Frozen
 
 REAL_ADAPTERS: dict[ProviderKind, type[ChatCompletionsAdapter]] = {
     "openrouter": openrouter.OpenRouterProvider,

@@ -29,9 +29,9 @@ import time
 import httpx
 from pydantic import Field
 
+from assay.core.records import Frozen
 from assay.providers.base import ModelProfile
 from assay.providers.outcomes import FailureKind
-from assay.records import Frozen
 
 KEPT_HEADERS = ("content-type", "content-length", "x-generation-id", "retry-after")
 

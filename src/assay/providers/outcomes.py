@@ -31,8 +31,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from assay.core.records import ExecutionStatus, Frozen
 from assay.providers.base import ProviderResult
-from assay.records import ExecutionStatus, Frozen
 
 FailureKind = Literal[
     "request-too-large",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from assay.ledger import Ledger
+from assay.paid.ledger import Ledger
 from assay.providers.base import ProviderRequest, ProviderResult
 
 

@@ -32,6 +32,7 @@ import hashlib
 import re
 from collections.abc import Sequence
 
+from assay.core.records import Frozen, Usage
 from assay.fixtures.model import Subject
 from assay.providers.base import ModelProfile, ProviderRequest, ProviderResult
 from assay.providers.realistic.answer import answer, choose_deviation
@@ -39,7 +40,6 @@ from assay.providers.realistic.code import instruction_parameter
 from assay.providers.realistic.deviations import Task
 from assay.providers.realistic.draws import Draws
 from assay.providers.realistic.reply import Approach, Reply, Setting
-from assay.records import Frozen, Usage
 
 NEAR_CALLERS = 3
 DISTANT_PULL = 0.5

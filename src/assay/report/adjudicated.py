@@ -12,9 +12,9 @@ from typing import Any
 
 import duckdb
 
-from assay.adjudication import Adjudication, as_rows, resolve, unknown_ids, unknown_runs
 from assay.report.primary import rows_of
 from assay.report.verdict_sets import comparisons
+from assay.science.adjudication import Adjudication, as_rows, resolve, unknown_ids, unknown_runs
 
 
 def build_adjudicated(

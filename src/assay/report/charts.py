@@ -25,7 +25,7 @@ OUTCOME_COLOURS = {
     "correct": "#2166ac",
     "incorrect": "#b2182b",
     "skipped": "#e0e0e0",
-    # the missing states (assay.records.MissingState): warm, one each
+    # the missing states (assay.core.records.MissingState): warm, one each
     "not-run": "#fee08b",
     "excluded": "#fdae61",
     "halted": "#4d4d4d",

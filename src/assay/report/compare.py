@@ -21,10 +21,10 @@ from typing import Any
 
 import duckdb
 
-from assay.errors import InputError
+from assay.core.errors import InputError
 from assay.report.kinds import ABSTRACTION
 from assay.report.primary import SIMULATED_BANNER, rows_of
-from assay.stats import sign_test_p
+from assay.science.stats import sign_test_p
 
 EXPLORATORY = "exploratory: a comparison the study did not preregister; not a confirmatory test"
 

@@ -24,10 +24,10 @@ from typing import Any
 
 import duckdb
 
-from assay.params import CostRuns
+from assay.config.params import CostRuns
 from assay.report.database import query_text
 from assay.report.primary import SIMULATED_BANNER, rows_of
-from assay.stats import decide
+from assay.science.stats import decide
 
 HEADLINE = (
     ("sloc", "SLOC (radon)"),

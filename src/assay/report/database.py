@@ -12,7 +12,7 @@ and ``pairs`` (abstraction), ``correctness_outcomes``, ``correctness_arm_medians
 ``cell_details`` (one row per call: prompt, response, candidate, verdict with its explanation,
 correctness cases; what the cell browser and ``assay show`` print).
 ``sign_test_p(for, against)`` is the exact two-sided sign test; ``missing_state(reason)`` the
-missing state (:data:`assay.records.MissingState`) of a cell's missing-evidence reason.
+missing state (:data:`assay.core.records.MissingState`) of a cell's missing-evidence reason.
 """
 
 from __future__ import annotations
@@ -26,14 +26,14 @@ import duckdb
 import pyarrow as pa
 
 from assay import evidence
-from assay.errors import MissingEvidence
+from assay.core.errors import MissingEvidence
+from assay.core.tables import schema_for
 from assay.evidence import RunRow, Table
 from assay.evidence.paths import plan_file
 from assay.evidence.rows import MISSING_STATE_OF
 from assay.report.kinds import ABSTRACTION, KINDS, ReportKind
 from assay.report.modes import plan_kind, plan_mode
-from assay.stats import sign_test_p
-from assay.tables import schema_for
+from assay.science.stats import sign_test_p
 
 BASE_VIEWS = ("outcomes.sql", "metric_changes.sql", "sent_prompts.sql", "cell_details.sql")
 PER_KIND_VIEWS = ("arm_medians.sql", "pairs.sql")

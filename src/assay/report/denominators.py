@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from assay.records import Frozen
+from assay.core.records import Frozen
 from assay.report.kinds import ReportKind
 
 

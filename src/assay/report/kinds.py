@@ -4,7 +4,7 @@ reads only structural verdicts and the correctness report only correctness resul
 
 from __future__ import annotations
 
-from assay.records import MISSING_STATES, ORDINAL_CORRECTNESS, ORDINAL_VERDICTS, Frozen
+from assay.core.records import MISSING_STATES, ORDINAL_CORRECTNESS, ORDINAL_VERDICTS, Frozen
 
 
 class ReportKind(Frozen):
@@ -20,7 +20,7 @@ class ReportKind(Frozen):
     secondary diagnostic: its sign tests are descriptive and never called significant."""
     off_scale: tuple[str, ...]
     """Every other outcome a cell can have, in legend order: off-scale values, then the missing
-    states (:data:`assay.records.MissingState`)."""
+    states (:data:`assay.core.records.MissingState`)."""
 
     @property
     def outcomes(self) -> tuple[str, ...]:

@@ -15,7 +15,7 @@ from typing import Any
 
 import duckdb
 
-from assay.records import SEND_REFUSED
+from assay.core.records import SEND_REFUSED
 from assay.report.database import query_text
 from assay.report.denominators import (
     arm_rates,
@@ -25,7 +25,7 @@ from assay.report.denominators import (
 )
 from assay.report.kinds import ABSTRACTION, CORRECTNESS, KINDS, ReportKind
 from assay.report.verdict_sets import NOTHING_TO_TEST
-from assay.stats import decide, holm
+from assay.science.stats import decide, holm
 
 SIMULATED_BANNER = (
     "> **SIMULATED MODEL.** These answers come from assay's seeded stand-in, not from a language "
@@ -65,7 +65,7 @@ def sign_test_rows(
     comparisons: list[dict[str, Any]], kind: ReportKind = ABSTRACTION
 ) -> list[dict[str, Any]]:
     """Each comparison row with ``significant``, ``descriptive_only`` and ``note`` from
-    :func:`assay.stats.decide` (the one place they are decided); a secondary report's rows
+    :func:`assay.science.stats.decide` (the one place they are decided); a secondary report's rows
     are never significant."""
     tests = []
     for c in comparisons:

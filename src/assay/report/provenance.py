@@ -13,7 +13,7 @@ import subprocess
 from pathlib import Path
 
 import assay
-from assay.records import Frozen
+from assay.core.records import Frozen
 
 WRITTEN_BY_THE_PIPELINE = ("dvc.lock", "reports/")
 """Tracked paths DVC or the report stage rewrites during ``dvc repro`` (suffix or prefix)."""

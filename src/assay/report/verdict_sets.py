@@ -2,7 +2,7 @@
 
 Rescoring (another evaluator version) and adjudication (human decisions on ambiguous cells)
 each give a run a second set of verdicts. Both are compared with the same
-:func:`assay.stats.paired_comparison` the SQL report agrees with (tests/report), so a "before"
+:func:`assay.science.stats.paired_comparison` the SQL report agrees with (tests/report), so a "before"
 and an "after" differ only in the verdicts.
 """
 
@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from assay.records import ORDINAL_VERDICTS
-from assay.stats import paired_comparison
+from assay.core.records import ORDINAL_VERDICTS
+from assay.science.stats import paired_comparison
 
 NOTHING_TO_TEST = {
     "significant": None,

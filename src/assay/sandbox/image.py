@@ -28,9 +28,9 @@ import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING, get_args
 
-from assay.cache import cache_dir
-from assay.digest import digest_of, sha256_hex
-from assay.errors import InputError, SandboxImageError
+from assay.core.cache import cache_dir
+from assay.core.digest import digest_of, sha256_hex
+from assay.core.errors import InputError, SandboxImageError
 from assay.evidence import ImageKind, ImageRecord, load_image_record, write_image_record
 
 if TYPE_CHECKING:  # the Docker SDK is imported only when the daemon must be asked or built on

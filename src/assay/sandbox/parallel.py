@@ -6,7 +6,7 @@ import os
 from collections.abc import Sequence
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 
-from assay.progress import progress
+from assay.core.progress import progress
 from assay.sandbox.owners import sweep_orphans
 from assay.sandbox.results import CorrectnessResult, SandboxRequest
 from assay.sandbox.runner import cancelled, evaluate, removal_on_signals, remove_all_live
@@ -29,7 +29,7 @@ def evaluate_many(
 ) -> list[CorrectnessResult]:
     """Evaluate ``requests`` on ``workers`` threads, each in its own containers (never sharing
     one: see :mod:`~assay.sandbox.runner`); results in request order. With a ``description``,
-    progress (done/total, rate, ETA) goes to stderr (:mod:`assay.progress`), counting
+    progress (done/total, rate, ETA) goes to stderr (:mod:`assay.core.progress`), counting
     ``already_done`` results the caller has without evaluating them (remembered ones).
 
     On SIGTERM/SIGINT (main thread) or any error, no new container starts, every live one is

@@ -37,8 +37,8 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
+from assay.core.records import CorrectnessStatus, Frozen, JsonValue
 from assay.fixtures.model import RepoPath, SourceFile
-from assay.records import CorrectnessStatus, Frozen, JsonValue
 from assay.sandbox.policy import RunProfile
 
 CaseOutcomeKind = Literal[

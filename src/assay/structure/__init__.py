@@ -1,7 +1,7 @@
 """The structural evaluator: did ``implement`` reuse the repository helper?
 
 ``score(source, helper=…, helper_module=…, primitives=…, version=…, earlier=…)`` gates the candidate
-(:mod:`assay.gate`), then applies the version's rules (:mod:`assay.structure.rules`) and returns
+(:mod:`assay.science.gate`), then applies the version's rules (:mod:`assay.structure.rules`) and returns
 a :class:`StructuralResult`: one verdict and a short machine-readable reason. It never raises on
 any source; an unknown version or a malformed primitive is a caller error (``ValueError``).
 
@@ -36,9 +36,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Required, TypedDict, TypeVar, Unpack
 
+from assay.core.records import Frozen, Verdict
 from assay.evidence.rows import CandidateRow
-from assay.gate import GateRefusal, Refused, admit
-from assay.records import Frozen, Verdict
+from assay.science.gate import GateRefusal, Refused, admit
 from assay.structure.calls import HelperSpec, parse_primitives
 from assay.structure.higher_order import aliases, derived_calls
 from assay.structure.names import build_scope, local_bindings

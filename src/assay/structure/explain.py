@@ -8,8 +8,8 @@ decides anything itself.
 
 from __future__ import annotations
 
-from assay.gate import Refused
-from assay.records import Frozen
+from assay.core.records import Frozen
+from assay.science.gate import Refused
 from assay.structure.names import Callee
 from assay.structure.rules import Candidate, decide_with_rule
 

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from assay.gate import bound_name, imported_module
+from assay.science.gate import bound_name, imported_module
 
 Origin = Literal["import", "global", "local", "object"]
 

@@ -29,7 +29,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from assay.records import Verdict
+from assay.core.records import Verdict
 from assay.structure.calls import HelperSpec, Primitive
 from assay.structure.names import Callee, ImportBinding, LocalBinding, Scope
 from assay.structure.positions import Position, PositionReason

@@ -77,8 +77,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-from assay.gate import AnnotationPolicy
-from assay.records import Frozen
+from assay.core.records import Frozen
+from assay.science.gate import AnnotationPolicy
 
 
 class EvaluatorVersion(Frozen):

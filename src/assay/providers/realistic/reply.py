@@ -1,7 +1,7 @@
 """The reply around the code, as chat models write it: prose before and after, fences with and
 without a language tag, the imports in a block of their own, a usage example or a shell line in
 a second block, the same block twice, or no fence at all. Every layout leaves the extraction
-rules (``assay.extract``, versions 2 and 3) one block to choose; the reply deviations
+rules (``assay.science.extract``, versions 2 and 3) one block to choose; the reply deviations
 ``truncated``, ``two-versions`` and ``diff-only`` are the replies they cannot turn into a
 candidate. (The code a layout carries may be the whole target module printed again, which only
 version 3 reads: :mod:`assay.providers.realistic.reprint`.)"""
