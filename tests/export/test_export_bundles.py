@@ -315,3 +315,20 @@ def test_changing_the_extraction_version_re_extracts_without_executing(v1_copy):
     manifest = json.loads((bundles / "abstraction" / mf.RUN_MANIFEST).read_text())
     assert manifest["extraction_versions"] == [1]
     assert _assay(repo, "verify", str(bundles)).returncode == 0
+
+
+def test_calls_checked_in_one_bundle_are_checked_again_in_the_other_when_they_differ(bundles):
+    """The prompts, responses and re-extraction are checked once per run manifest: a candidate
+    changed in the second bundle (resealed, so its run manifest differs) is re-extracted."""
+    validated: set[tuple[str, str, str]] = set()
+    assert verify_bundle(bundles / "abstraction", validated).verified
+    assert any(entry[2] == "calls-and-candidates" for entry in validated)
+    bundle = bundles / "correctness"
+    _rewrite(
+        bundle / "data" / "extract" / RUN / "candidates.parquet",
+        lambda row: {**row, "source": (row["source"] or "") + "# edited\n"},
+    )
+    _reseal(bundle)
+    result = verify_bundle(bundle, validated)
+    assert result.path == f"data/extract/{RUN}/candidates.parquet", result.line()
+    assert "extraction v3" in result.reason

@@ -14,8 +14,6 @@ from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-import pyarrow as pa
-import pyarrow.parquet as pq
 from pydantic import BaseModel, ValidationError
 
 from assay.core.digest import canonical_json, sha256_hex
@@ -58,6 +56,8 @@ def read_rows(path: Path, model: type[Record]) -> list[Record]:
     """Every row of one Parquet file, validated into ``model``."""
     if not path.exists():
         raise MissingEvidence(f"{path} is missing: run `uv run dvc repro` first")
+    import pyarrow as pa  # on first use: stages that read only JSON records start without it
+
     try:
         return read_records(path, model)
     except (OSError, pa.ArrowException) as exc:
@@ -218,6 +218,8 @@ def is_simulated(plan: Plan, data: Path = paths.DATA) -> bool:
     calls = CELLS.path(plan.run, data)
     if plan.model.provider != "replay" or not calls.exists():
         return False
+    import pyarrow.parquet as pq
+
     served = pq.read_table(calls, columns=["served_provider"]).column("served_provider")
     return "simulated" in served.to_pylist()
 

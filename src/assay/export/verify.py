@@ -81,7 +81,14 @@ class Differs(Exception):
 Validated = set[tuple[str, str, str]]
 """Contents already checked against a schema: (sha256 of the file, sha256 of the schema, record).
 A check is a function of exactly these, so content checked once (the run records both bundles
-of one export carry, byte for byte) need not be checked again."""
+of one export carry, byte for byte) need not be checked again. Also the checks of the run's calls
+and candidates (:data:`CALLS_CHECKED`), keyed by the sha256 of the run manifest: every file they
+read is a run record the manifest lists by sha256, and :func:`_check_files` holds each one to it,
+so a second bundle with the same run manifest holds the same bytes."""
+
+CALLS_CHECKED = "calls-and-candidates"
+"""The ``validated`` entry of a run manifest whose calls and candidates were checked (prompts
+sent, responses against the ledger, candidates re-extracted): ``(sha256, "", CALLS_CHECKED)``."""
 
 
 def verify_bundle(bundle: Path, validated: Validated | None = None) -> Verification:
@@ -134,10 +141,18 @@ class _Bundle:
     """Read access to a bundle whose files all match their manifest entries."""
 
     def __init__(
-        self, root: Path, kind: str, run: str, scenario: str, validated: Validated
+        self,
+        root: Path,
+        kind: str,
+        run: str,
+        scenario: str,
+        validated: Validated,
+        run_manifest_sha256: str = "",
     ) -> None:
         self.root, self.kind, self.run, self.scenario = root, kind, run, scenario
         self.validated = validated
+        self.run_manifest_sha256 = run_manifest_sha256
+        """Of the run manifest every run record was checked against (:func:`_check_files`)."""
 
     def content_key(self, data: bytes, schema: str, record: str) -> tuple[str, str, str]:
         """What a check of ``data`` against this bundle's ``schema`` as ``record`` depends on
@@ -194,7 +209,8 @@ def _verify(root: Path, validated: Validated) -> None:
         raise Differs(mf.RUN_MANIFEST, "names another run or plan than bundle.json")
     listed = {e.path: e for e in (*run_manifest.files, *bundle_manifest.files)}
     _check_files(root, listed)
-    bundle = _Bundle(root, bundle_manifest.kind, run_manifest.run, run_manifest.scenario, validated)
+    bundle = _Bundle(root, bundle_manifest.kind, run_manifest.run, run_manifest.scenario,
+                     validated, sha256_hex(run_bytes))  # fmt: skip
     for name, document in ((mf.BUNDLE_MANIFEST, bundle_manifest), (mf.RUN_MANIFEST, run_manifest)):
         bundle.check(name, "paa-operating-record", type(document).__name__,
                      document.model_dump(mode="json"))  # fmt: skip
@@ -282,6 +298,31 @@ def _digests(outcome: LedgerOutcome) -> list[str]:
 def _calls_and_candidates(bundle: _Bundle, run: mf.RunManifest, own: mf.BundleManifest) -> None:
     tables = {t.name: bundle.table(t, own.columns) for t in SHARED_TABLES}
     outcomes, intents = _ledger(bundle, run)
+    checked = (bundle.run_manifest_sha256, "", CALLS_CHECKED)
+    if not bundle.run_manifest_sha256 or checked not in bundle.validated:
+        _calls(bundle, run, tables, outcomes, intents)
+        if bundle.run_manifest_sha256:
+            bundle.validated.add(checked)
+    evidence = {t.name: bundle.table(t, own.columns) for t in EVIDENCE_TABLES[own.kind]}
+    if "verdicts" in evidence:
+        _rescore(bundle, run, tables, evidence["verdicts"])
+    for index, row in enumerate(evidence.get("correctness", ())):
+        # a plan that pins no image (every arm skips correctness: chain) has rows with none
+        if row["image"] != (run.image_id or ""):
+            relative = EVIDENCE_TABLES["correctness"][0].path(run.run, run.scenario)
+            raise Differs(relative, f"row {index}: run in another image than the plan pins")
+
+
+def _calls(
+    bundle: _Bundle,
+    run: mf.RunManifest,
+    tables: dict[str, list[dict[str, Any]]],
+    outcomes: dict[str, dict[str, Any]],
+    intents: dict[str, dict[str, Any]],
+) -> None:
+    """The run records' own agreement: every prompt sent is the one the run renders, every
+    response is the ledger's, every candidate is what its extraction version gives again. A
+    function of the run records alone (one export checks it once for its two bundles)."""
     cells_path = SHARED_TABLES[2].path(run.run, run.scenario)
     _sent_prompts(bundle, run, tables, intents)
     for index, call in enumerate(tables["cells"]):
@@ -310,14 +351,6 @@ def _calls_and_candidates(bundle: _Bundle, run: mf.RunManifest, own: mf.BundleMa
         again = extract_candidate(text, version, repository=shown[key])
         if (again.status, again.source) != (candidate["extract_status"], candidate["source"]):
             raise Differs(candidates_path, f"row {index}: not what extraction v{version} gives")
-    evidence = {t.name: bundle.table(t, own.columns) for t in EVIDENCE_TABLES[own.kind]}
-    if "verdicts" in evidence:
-        _rescore(bundle, run, tables, evidence["verdicts"])
-    for index, row in enumerate(evidence.get("correctness", ())):
-        # a plan that pins no image (every arm skips correctness: chain) has rows with none
-        if row["image"] != (run.image_id or ""):
-            relative = EVIDENCE_TABLES["correctness"][0].path(run.run, run.scenario)
-            raise Differs(relative, f"row {index}: run in another image than the plan pins")
 
 
 def _sent_prompts(

@@ -143,19 +143,27 @@ class _Known:
             names |= bound_names(node)
             if isinstance(node, ast.Import | ast.ImportFrom):
                 names |= _imported_names(node)
-        others = {
-            shape(node)
-            for _, text in other_files
-            if (tree := _parse(text)) is not None
-            for node in tree.body
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
-        }
+        others: set[str] = set().union(*(_definitions(text) for _, text in other_files))
         return cls(
             target_shapes=frozenset(shape(node) for node in body),
             target_names=frozenset(names),
             target_docstring=bool(body) and is_docstring(body[0]),
             other_definitions=frozenset(others - {shape(node) for node in body}),
         )
+
+
+@functools.lru_cache(maxsize=4096)
+def _definitions(text: str) -> frozenset[str]:
+    """The shapes of one file's top-level definitions, once per distinct text: the repositories
+    of one scenario (its arms, a chain's later steps) show mostly the same other files."""
+    tree = _parse(text)
+    if tree is None:
+        return frozenset()
+    return frozenset(
+        shape(node)
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+    )
 
 
 @functools.lru_cache(maxsize=256)
