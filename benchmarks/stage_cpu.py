@@ -14,7 +14,7 @@ the Docker daemon are not the stage's CPU: the self-test's sandbox checks show i
 
 At the end ``src/`` and ``stages/`` are restored to REPO's own and ``dvc status`` must find every
 output as its lock records it: AFTER wrote each stage's outputs last, so a stage whose outputs
-changed is named there. The memo (``assay.memo``) is whatever ``ASSAY_MEMO_DIR`` holds; the
+changed is named there. The memo (``assay.core.memo``) is whatever ``ASSAY_MEMO_DIR`` holds; the
 figures compare like with like only when both revisions meet the same memo.
 """
 
