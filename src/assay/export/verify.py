@@ -317,8 +317,8 @@ def _calls(
     bundle: _Bundle,
     run: mf.RunManifest,
     tables: dict[str, list[dict[str, Any]]],
-    outcomes: dict[str, dict[str, Any]],
-    intents: dict[str, dict[str, Any]],
+    outcomes: dict[CallKey, LedgerOutcome],
+    intents: dict[CallKey, LedgerIntent],
 ) -> None:
     """The run records' own agreement: every prompt sent is the one the run renders, every
     response is the ledger's, every candidate is what its extraction version gives again. A
