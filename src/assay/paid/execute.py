@@ -124,6 +124,22 @@ def send_run(
             return executor.run(observe)
 
 
+REPORTED: set[str] = {
+    "reason",
+    "halt",
+    "cost_usd",
+    "generation_id",
+    "served_model",
+    "served_provider",
+    "finish_reason",
+    "detail",
+    "no_charge_proven",
+    "latency_seconds",
+    "response_digest",
+}
+"""The fields a call's row takes from its ledger outcome as they are."""
+
+
 def _from_outcome(
     plan: Plan,
     cell: PlannedCell,
@@ -138,21 +154,11 @@ def _from_outcome(
         cell,
         step,
         outcome.status,
-        reason=outcome.reason,
-        halt=outcome.halt,
+        **outcome.model_dump(include=REPORTED),
         reservation_usd=intent.reservation_nano_usd / NANO,
-        cost_usd=outcome.cost_usd,
         prompt_tokens=outcome.usage.prompt_tokens,
         completion_tokens=outcome.usage.completion_tokens,
-        generation_id=outcome.generation_id,
-        served_model=outcome.served_model,
-        served_provider=outcome.served_provider,
-        finish_reason=outcome.finish_reason,
-        detail=outcome.detail,
-        no_charge_proven=outcome.no_charge_proven,
-        latency_seconds=outcome.latency_seconds,
         prompt_digest=intent.request_digest,
-        response_digest=outcome.response_digest,
         text=text,
         attempts=attempts,
     )
