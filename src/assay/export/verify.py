@@ -324,7 +324,10 @@ def _calls(
     response is the ledger's, every candidate is what its extraction version gives again. A
     function of the run records alone (one export checks it once for its two bundles)."""
     cells_path = SHARED_TABLES[2].path(run.run, run.scenario)
-    _sent_prompts(bundle, run, tables, intents)
+    plan = load_plan((bundle.root / paths.plan_file(run.run)).read_bytes())
+    rendered = {(r["subject"], r["arm"]): PromptRow(**r) for r in tables["prompts"]}
+    renderer = ChainRenderer(rendered, plan.analysis.extraction)
+    _sent_prompts(run, tables, intents, renderer)
     for index, call in enumerate(tables["cells"]):
         if call["response_digest"] is None:
             continue
@@ -335,11 +338,8 @@ def _calls(
             raise Differs(cells_path, f"row {index}: its text is not the stored completion text")
     candidates_path = SHARED_TABLES[3].path(run.run, run.scenario)
     calls = {(c["cell_id"], c["step"]): c for c in tables["cells"]}
-    plan = load_plan((bundle.root / paths.plan_file(run.run)).read_bytes())
-    rendered = {(r["subject"], r["arm"]): PromptRow(**r) for r in tables["prompts"]}
     shown = shown_repositories(
-        (_Call(**{f: c[f] for f in _Call._fields}) for c in tables["cells"]),
-        ChainRenderer(rendered, plan.analysis.extraction),
+        (_Call(**{f: c[f] for f in _Call._fields}) for c in tables["cells"]), renderer
     )
     for index, candidate in enumerate(tables["candidates"]):
         key = (candidate["cell_id"], candidate["step"])
@@ -354,10 +354,10 @@ def _calls(
 
 
 def _sent_prompts(
-    bundle: _Bundle,
     run: mf.RunManifest,
     tables: dict[str, list[dict[str, Any]]],
     intents: dict[CallKey, LedgerIntent],
+    renderer: ChainRenderer,
 ) -> None:
     """Every call with a prompt digest has its prompt, under that digest, named by the ledger's
     intent, and equal to what the run sends: the rendered prompt at step 1, and at a later
@@ -368,9 +368,6 @@ def _sent_prompts(
         if sha256_hex(row["prompt"]) != row["prompt_digest"]:
             raise Differs(relative, f"row {index}: the prompt is not the text of its digest")
         texts[row["prompt_digest"]] = row["prompt"]
-    plan = load_plan((bundle.root / paths.plan_file(run.run)).read_bytes())
-    rendered = {(r["subject"], r["arm"]): PromptRow(**r) for r in tables["prompts"]}
-    renderer = ChainRenderer(rendered, plan.analysis.extraction)
     answers: dict[str, list[str]] = {}
     for call in sorted(tables["cells"], key=lambda c: (c["cell_id"], c["step"])):
         digest, key = call["prompt_digest"], CallKey(cell_id=call["cell_id"], step=call["step"])
@@ -384,7 +381,7 @@ def _sent_prompts(
             raise Differs(relative, f"{where}: not the prompt the ledger's intent names")
         earlier = answers.setdefault(call["cell_id"], [])
         expected = (
-            rendered[(call["subject"], call["arm"])].prompt
+            renderer.rows[(call["subject"], call["arm"])].prompt
             if call["step"] == 1
             else renderer(_Cell(call["subject"], call["arm"]), call["step"], earlier)
         )
