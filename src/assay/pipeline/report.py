@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +30,7 @@ from assay.report.provenance import Provenance
 from assay.report.provenance import provenance as find_provenance
 from assay.report.rescore import build_rescore_reports, write_rescore_reports
 from assay.report.rescore import headlines as rescore_headlines
+from assay.report.run_records import RunReport
 from assay.report.scenarios import build_scenario_reports, write_scenario_reports
 
 OUTPUTS = tuple(
@@ -68,7 +69,7 @@ def _write_csv(path: Path, columns: Sequence[str], rows: list[dict[str, Any]]) -
         writer.writerows(rows)
 
 
-def verdict_plot_rows(reports: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+def verdict_plot_rows(reports: Mapping[str, RunReport]) -> list[dict[str, Any]]:
     """``verdicts_by_arm.csv``: cells per run, arm and verdict at step 1 (no empty rows)."""
     return [
         {"run": r["run"], "arm": r["arm"], "verdict": r["outcome"], "cells": r["cells"]}
@@ -113,21 +114,18 @@ def write_all(
     with progress(len(STEPS), "report", unit="step") as bar:
         con = connect(data, runs)
         bar.update()
-        reports = build_all(con)
         rescored = build_rescore_reports(con)
-        if adjudications is not None:
-            entries = load_adjudications(adjudications)
-            adjudicated = build_adjudicated(con, entries, adjudications)
-        else:
-            adjudicated = {}
-        reproduced = reproductions(con)
-        for name, report in reports["abstraction"].items():
-            if name in reproduced:
-                report["reproduction"] = reproduced[name]
-            if name in rescored:
-                report["rescoring"] = rescore_headlines(rescored[name])
-            if name in adjudicated:
-                report["adjudication"] = adjudicated[name]
+        adjudicated = (
+            build_adjudicated(con, load_adjudications(adjudications), adjudications)
+            if adjudications is not None
+            else {}
+        )
+        reports = build_all(
+            con,
+            reproduction=reproductions(con),
+            rescoring={name: rescore_headlines(report) for name, report in rescored.items()},
+            adjudication=adjudicated,
+        )
         write_reports(reports, out)
         write_rescore_reports(rescored, out)
         bar.update()
@@ -156,7 +154,8 @@ def write_all(
         write_dvc_plots_template(out)
         bar.update()
     tracked.mkdir(parents=True, exist_ok=True)
-    (tracked / "metrics.json").write_text(json.dumps(heads, indent=2, sort_keys=True) + "\n")
+    metrics = {name: head.model_dump(mode="json") for name, head in heads.items()}
+    (tracked / "metrics.json").write_text(json.dumps(metrics, indent=2, sort_keys=True) + "\n")
     plots = tracked / "plots"
     _write_csv(
         plots / "verdicts_by_arm.csv",

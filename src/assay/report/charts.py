@@ -7,11 +7,13 @@ offline (:mod:`assay.report.vega`). Every chart gets its data inline and is draw
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import altair as alt
 
 from assay.report.kinds import ABSTRACTION, CORRECTNESS
+from assay.report.run_records import RunReport
 from assay.report.scenarios import arm_level
 
 OUTCOME_COLOURS = {
@@ -116,14 +118,14 @@ def _bars(rows: list[dict[str, Any]]) -> alt.Chart:
     return chart
 
 
-def outcome_rows(reports: dict[str, dict[str, Any]], step: int = 1) -> list[dict[str, Any]]:
+def outcome_rows(reports: Mapping[str, RunReport], step: int = 1) -> list[dict[str, Any]]:
     """Cells per run, arm and outcome at ``step``: every outcome, the missing states included
     (a cell is never left out, so every bar is as long as the arm's cells)."""
     return [
-        {"run": name, "arm": row["arm"], "outcome": row["outcome"], "cells": row["cells"]}
+        {"run": name, "arm": row.arm, "outcome": row.outcome, "cells": row.cells}
         for name, report in sorted(reports.items())
-        for row in report["outcome_counts"]
-        if row["step"] == step
+        for row in report.outcome_counts
+        if row.step == step
     ]
 
 
@@ -168,22 +170,22 @@ def outcomes_by_arm(
     )
 
 
-def chain_rows(reports: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+def chain_rows(reports: Mapping[str, RunReport]) -> list[dict[str, Any]]:
     """Reuse rate per chain step and arm over the scored cells; a step and arm without a
     scored cell has no row (no point drawn)."""
     rows = []
     for name, report in sorted(reports.items()):
-        steps = {row["step"] for row in report["outcome_counts"]}
+        steps = {row.step for row in report.outcome_counts}
         if len(steps) < 2:
             continue
         scored: dict[tuple[int, str], int] = {}
         reused: dict[tuple[int, str], int] = {}
-        for row in report["outcome_counts"]:
-            key = (row["step"], row["arm"])
-            if row["outcome"] in ABSTRACTION.scale:
-                scored[key] = scored.get(key, 0) + row["cells"]
-            if row["outcome"] == "reused":
-                reused[key] = row["cells"]
+        for row in report.outcome_counts:
+            key = (row.step, row.arm)
+            if row.outcome in ABSTRACTION.scale:
+                scored[key] = scored.get(key, 0) + row.cells
+            if row.outcome == "reused":
+                reused[key] = row.cells
         for (step, arm), total in sorted(scored.items()):
             rows.append({"run": name, "step": step, "arm": arm, "reused": reused.get((step, arm), 0),
                          "scored": total, "reuse_rate": round(reused.get((step, arm), 0) / total, 4)})  # fmt: skip

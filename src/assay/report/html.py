@@ -18,6 +18,7 @@ cells behind it (``#cells?run=…&arm=…&outcome=…``); a subject's arms side 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -32,10 +33,13 @@ from assay.report.codebase_sets import table_rows
 from assay.report.compare import sentence
 from assay.report.costs import HEADLINE, VERDICTS, WITHIN_SUBJECT, pivot
 from assay.report.denominators import descriptive_text
+from assay.report.headline import Headline
 from assay.report.kinds import ABSTRACTION, CORRECTNESS, ReportKind
 from assay.report.primary import TEST_COLUMNS, multiple_arms_note
 from assay.report.provenance import Provenance
+from assay.report.rescore import RescoreReport
 from assay.report.rescore import headlines as rescore_headlines
+from assay.report.run_records import LabelledRun, RunReport, SubjectCells
 
 PAGE = "index.html"
 
@@ -142,13 +146,13 @@ def _scenario_tables(report: dict[str, Any]) -> list[dict[str, Any]]:
     return steps
 
 
-def pair_subjects(report: dict[str, Any], kind: ReportKind = ABSTRACTION) -> dict[str, Any]:
+def pair_subjects(report: RunReport, kind: ReportKind = ABSTRACTION) -> dict[str, Any]:
     """Per ``step/arm`` compared with the reference: the subjects in each direction
     (``for`` = the reference arm higher, ``against``, ``tie``, ``incomplete``), so every count
     of a sign test links to its subjects' cells."""
-    reference = report["run"]["reference_arm"]
-    medians: dict[tuple[int, str, str], dict[str, Any]] = {
-        (row["step"], row["subject"], row["arm"]): row for row in report["subjects"]
+    reference = report.run.reference_arm
+    medians: dict[tuple[int, str, str], SubjectCells] = {
+        (row.step, row.subject, row.arm): row for row in report.subjects
     }
     rank = {value: index for index, value in enumerate(kind.scale)}
     result: dict[str, dict[str, list[str]]] = {}
@@ -159,23 +163,23 @@ def pair_subjects(report: dict[str, Any], kind: ReportKind = ABSTRACTION) -> dic
         directions = result.setdefault(
             f"{step}/{arm}", {"for": [], "against": [], "tie": [], "incomplete": []}
         )
-        if ref is None or not (ref["complete"] and row["complete"]):
+        if ref is None or not (ref.complete and row.complete):
             directions["incomplete"].append(subject)
             continue
-        difference = rank[ref["lower_median"]] - rank[row["lower_median"]]
+        difference = rank[str(ref.lower_median)] - rank[str(row.lower_median)]
         direction = "for" if difference > 0 else "against" if difference < 0 else "tie"
         directions[direction].append(subject)
     return result
 
 
-def outcome_table(report: dict[str, Any], kind: ReportKind) -> dict[str, Any]:
+def outcome_table(report: RunReport, kind: ReportKind) -> dict[str, Any]:
     """Cells per step and arm by outcome, columns in legend order (only outcomes present)."""
-    present = {row["outcome"] for row in report["outcome_counts"]}
+    present = {row.outcome for row in report.outcome_counts}
     columns = [o for o in kind.outcomes if o in present]
     rows: dict[tuple[int, str], dict[str, int]] = {}
-    for row in report["outcome_counts"]:
-        rows.setdefault((row["step"], row["arm"]), {})[row["outcome"]] = row["cells"]
-    arms = report["run"]["arms"]
+    for row in report.outcome_counts:
+        rows.setdefault((row.step, row.arm), {})[row.outcome] = row.cells
+    arms = report.run.arms
     ordered = sorted(rows.items(), key=lambda item: (item[0][0], arms.index(item[0][1])))
     return {
         "columns": columns,
@@ -184,13 +188,13 @@ def outcome_table(report: dict[str, Any], kind: ReportKind) -> dict[str, Any]:
 
 
 def _run_view(
-    primary: dict[str, Any], secondary: dict[str, Any], rescored: dict[str, Any] | None
+    primary: RunReport, secondary: RunReport, rescored: RescoreReport | None
 ) -> dict[str, Any]:
     """One run's section: the report, its qualifiers and the links behind its numbers."""
-    run = primary["run"]
+    run = primary.run
     deviation = bool(
-        run["structure_evaluator"]
-        and run["structure_evaluator"] != [run["preregistered_structure_evaluator"]]
+        run.structure_evaluator
+        and run.structure_evaluator != (run.preregistered_structure_evaluator,)
     )
     return {
         "run": run,
@@ -198,10 +202,10 @@ def _run_view(
         "secondary": secondary,
         "deviation": deviation,
         "extraction_deviation": bool(
-            run["extraction"] and run["extraction"] != [run["preregistered_extraction"]]
+            run.extraction and run.extraction != (run.preregistered_extraction,)
         ),
         "rescoring": rescore_headlines(rescored) if rescored else [],
-        "adjudication": primary.get("adjudication"),
+        "adjudication": primary.adjudication,
         "arms_note": multiple_arms_note(primary),
         "pairs": pair_subjects(primary),
         "secondary_pairs": pair_subjects(secondary, CORRECTNESS),
@@ -216,18 +220,18 @@ def _undrawn(rows: list[dict[str, Any]]) -> list[str]:
     return [run for run in runs if all(r["scored"] == 0 for r in rows if r["run"] == run)]
 
 
-def _paired_data(primary: dict[str, dict[str, Any]]) -> dict[str, Any]:
+def _paired_data(primary: Mapping[str, RunReport]) -> dict[str, Any]:
     """What the paired view of a subject's arms needs beyond the cells: each run's arms,
     reference arm and per-subject lower medians."""
     return {
         name: {
-            "reference": report["run"]["reference_arm"],
-            "arms": list(report["run"]["arms"]),
-            "repeats": report["run"]["repeats"],
-            "simulated": report["run"]["simulated"],
+            "reference": report.run.reference_arm,
+            "arms": list(report.run.arms),
+            "repeats": report.run.repeats,
+            "simulated": report.run.simulated,
             "medians": [
-                [row["step"], row["subject"], row["arm"], row["complete"], row["lower_median"]]
-                for row in report["subjects"]
+                [row.step, row.subject, row.arm, row.complete, row.lower_median]
+                for row in report.subjects
             ],
         }
         for name, report in primary.items()
@@ -246,52 +250,51 @@ def _shared_prompts(cells: list[dict[str, Any]]) -> dict[str, Any]:
     return {"prompts": list(index), "cells": rows}
 
 
-def _qualified_headline(report: dict[str, Any]) -> dict[str, Any]:
+def _qualified_headline(report: RunReport) -> dict[str, Any]:
     """The headline's rates with their numerators and denominators, and what stands in place of
     a p-value below the minimum inference set."""
-    run = report["run"]
-    rates = {r["arm"]: r for r in report.get("rates", [])}
-    others = [rates[a] for a in run["arms"] if a != run["reference_arm"] and a in rates]
-    scored = [r for r in others if r["rate"] is not None]
-    lowest = min(scored, key=lambda r: r["rate"]) if scored else None
-    highest = max(scored, key=lambda r: r["rate"]) if scored else None
-    tests = [t for t in report["sign_tests"] if t["step"] == 1]
-    complete = min((t["complete_subjects"] for t in tests), default=0)
+    run = report.run
+    rates = {r.arm: r for r in report.rates}
+    others = [rates[a] for a in run.arms if a != run.reference_arm and a in rates]
+    scored = [r for r in others if r.rate is not None]
+    lowest = min(scored, key=lambda r: r.rate or 0.0) if scored else None
+    highest = max(scored, key=lambda r: r.rate or 0.0) if scored else None
+    tests = [t for t in report.sign_tests if t.step == 1]
+    complete = min((t.complete_subjects for t in tests), default=0)
+    reference = rates.get(run.reference_arm)
     return {
-        "reference": rates.get(run["reference_arm"], {}).get("text", ""),
-        "lowest": f"{lowest['arm']}: {lowest['text']}" if lowest else "",
-        "highest": f"{highest['arm']}: {highest['text']}"
-        if highest and highest is not lowest
-        else "",
-        "unscored_others": sum(r["unscored"] for r in others),
+        "reference": reference.text if reference else "",
+        "lowest": f"{lowest.arm}: {lowest.text}" if lowest else "",
+        "highest": f"{highest.arm}: {highest.text}" if highest and highest is not lowest else "",
+        "unscored_others": sum(r.unscored for r in others),
         "descriptive": (
-            descriptive_text(complete, run["minimum_subjects"])
-            if tests and complete < run["minimum_subjects"]
+            descriptive_text(complete, run.minimum_subjects)
+            if tests and complete < run.minimum_subjects
             else None
         ),
-        "missingness": bool(report.get("missingness")),
+        "missingness": bool(report.missingness),
     }
 
 
-def real_first(run: dict[str, Any]) -> tuple[bool, str]:
+def real_first(run: LabelledRun) -> tuple[bool, str]:
     """The page's order of runs: real models first, simulated runs after them, each by name."""
-    return (bool(run["simulated"]), run["run"])
+    return (run.simulated, run.run)
 
 
 def page_context(
-    reports: dict[str, dict[str, dict[str, Any]]],
+    reports: Mapping[str, Mapping[str, RunReport]],
     scenario_reports: dict[str, dict[str, Any]],
     codebase_sets: dict[str, Any],
     costs: dict[str, Any],
-    headlines: dict[str, dict[str, Any]],
+    headlines: Mapping[str, Headline],
     cells: list[dict[str, Any]],
     provenance: Provenance,
-    rescored: dict[str, dict[str, Any]] | None = None,
+    rescored: Mapping[str, RescoreReport] | None = None,
 ) -> dict[str, Any]:
     primary = reports[ABSTRACTION.name]
     secondary = reports[CORRECTNESS.name]
-    runs = sorted((report["run"] for report in primary.values()), key=real_first)
-    order = {run["run"]: index for index, run in enumerate(runs)}
+    runs = sorted((report.run for report in primary.values()), key=real_first)
+    order = {run.run: index for index, run in enumerate(runs)}
     cells = sorted(cells, key=lambda cell: order[cell["run"]])  # stable: cell, step within
     rescored = rescored or {}
     labels = dict(HEADLINE + WITHIN_SUBJECT)
@@ -304,7 +307,7 @@ def page_context(
             charts.outcome_rows(primary),
             charts.VERDICT_ORDER,
             "verdict or missing state",
-            [run["run"] for run in runs],
+            [run.run for run in runs],
         ),
         "chain_steps": charts.chain_steps(charts.chain_rows(primary)),
         "duplication_cost": charts.duplication_cost(charts.cost_rows(costs, labels)),
@@ -312,7 +315,7 @@ def page_context(
             charts.outcome_rows(secondary),
             charts.CORRECTNESS_ORDER,
             "correctness or missing state",
-            [run["run"] for run in runs],
+            [run.run for run in runs],
         ),
     }
     scenarios = [
@@ -331,16 +334,16 @@ def page_context(
         "provenance": provenance,
         "runs": runs,
         "run_views": [
-            _run_view(primary[r["run"]], secondary[r["run"]], rescored.get(r["run"])) for r in runs
+            _run_view(primary[r.run], secondary[r.run], rescored.get(r.run)) for r in runs
         ],
         "pooled_runs": [r["run"] for r in costs.get("pooled_runs", [])],
         "headlines": headlines,
-        "qualified": {r["run"]: _qualified_headline(primary[r["run"]]) for r in runs},
-        "any_simulated": any(r["simulated"] for r in runs),
-        "all_simulated": all(r["simulated"] for r in runs),
-        "awaiting": [r for r in runs if r["authorization"] == "awaiting-authorization"],
-        "primary": [primary[r["run"]] for r in runs],
-        "secondary": [secondary[r["run"]] for r in runs],
+        "qualified": {r.run: _qualified_headline(primary[r.run]) for r in runs},
+        "any_simulated": any(r.simulated for r in runs),
+        "all_simulated": all(r.simulated for r in runs),
+        "awaiting": [r for r in runs if r.authorization == "awaiting-authorization"],
+        "primary": [primary[r.run] for r in runs],
+        "secondary": [secondary[r.run] for r in runs],
         "test_columns": TEST_COLUMNS,
         "charts": chart_specs,
         "scenarios": [s for s in scenarios if not s["codebase"]],
@@ -353,9 +356,9 @@ def page_context(
         "verdicts": VERDICTS,
         "undrawn": _undrawn(charts.reuse_curve_rows(scenario_reports)),
         "halted": [
-            {"run": name, "summary": report["stopped"]["summary"]}
+            {"run": name, "summary": report.stopped.summary}
             for name, report in sorted(primary.items())
-            if any(row["outcome"] == "halted" for row in report["outcome_counts"])
+            if any(row.outcome == "halted" for row in report.outcome_counts)
         ],
         "cells": _shared_prompts(cells),
         "paired": _paired_data(primary),

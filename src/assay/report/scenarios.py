@@ -13,7 +13,7 @@ abstraction is "neither helper nor primitive": missing evidence). Cells the plan
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,7 @@ from assay.report.compare import EXPLORATORY, sentence
 from assay.report.database import query_text
 from assay.report.kinds import ABSTRACTION
 from assay.report.primary import SIMULATED_BANNER, rows_of, write_report_files
+from assay.report.run_records import RunReport
 
 MIXED_BANNER = (
     "> **SIMULATED MODEL** in the runs of kind *simulated* below: their answers come from "
@@ -42,7 +43,7 @@ def arm_level(arm: str) -> int | None:
 
 
 def build_scenario_reports(
-    con: duckdb.DuckDBPyConnection, primary: dict[str, dict[str, Any]]
+    con: duckdb.DuckDBPyConnection, primary: Mapping[str, RunReport]
 ) -> dict[str, dict[str, Any]]:
     runs = rows_of(
         con,
@@ -104,20 +105,20 @@ def build_scenario_reports(
             earlier_steps_called(row["source"] or "", row["step"])
         )
     for name, run_report in primary.items():
-        scenario = run_report["run"]["scenario"]
-        if any(row["outcome"] == "halted" for row in run_report["outcome_counts"]):
-            reports[scenario]["halted"][name] = run_report["stopped"]["summary"]
-        for test in run_report["sign_tests"]:
-            step = _step(reports, {"scenario": scenario, "step": test["step"]})
-            step["tests"].setdefault(test["arm"], {})[name] = {
-                "regressed": test["favouring_reference"],
-                "improved": test["favouring_arm"],
-                "ties": test["ties"],
-                "complete": test["complete_subjects"],
-                "p_value": test["p_value"],
-                "p_holm": test["p_holm"],
-                "significant": test["significant"],
-                "descriptive_only": test["descriptive_only"],
+        scenario = run_report.run.scenario
+        if any(row.outcome == "halted" for row in run_report.outcome_counts):
+            reports[scenario]["halted"][name] = run_report.stopped.summary
+        for test in run_report.sign_tests:
+            step = _step(reports, {"scenario": scenario, "step": test.step})
+            step["tests"].setdefault(test.arm, {})[name] = {
+                "regressed": test.favouring_reference,
+                "improved": test.favouring_arm,
+                "ties": test.ties,
+                "complete": test.complete_subjects,
+                "p_value": test.p_value,
+                "p_holm": test.p_holm,
+                "significant": test.significant,
+                "descriptive_only": test.descriptive_only,
             }
     return reports
 

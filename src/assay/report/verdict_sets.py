@@ -9,12 +9,13 @@ and an "after" differ only in the verdicts.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Protocol
 
-from assay.records import ORDINAL_VERDICTS
+from assay.evidence import RunRow
+from assay.records import ORDINAL_VERDICTS, Frozen
 from assay.stats import paired_comparison
 
-NOTHING_TO_TEST = {
+NOTHING_TO_TEST: dict[str, Any] = {
     "significant": None,
     "descriptive_only": True,
     "note": "no complete subject: nothing to test, so no p-value",
@@ -25,15 +26,44 @@ Verdicts = Mapping[tuple[str, int], str | None]
 """A run's verdicts by ``(cell_id, step)``."""
 
 
+class Cell(Protocol):
+    """What a cell row says of its place: its id, step, subject, arm and repeat."""
+
+    @property
+    def cell_id(self) -> str: ...
+    @property
+    def step(self) -> int: ...
+    @property
+    def subject(self) -> str: ...
+    @property
+    def arm(self) -> str: ...
+    @property
+    def repeat(self) -> int: ...
+
+
+class SetComparison(Frozen):
+    """The reference arm against one arm at one step, over one set of verdicts."""
+
+    step: int
+    arm: str
+    complete_subjects: int
+    favouring_reference: int
+    favouring_arm: int
+    ties: int
+    p_value: float | None
+    significant: bool | None
+    descriptive_only: bool
+    note: str
+
+
 def outcomes_by_step(
-    cells: Iterable[Mapping[str, Any]], verdicts: Verdicts
+    cells: Iterable[Cell], verdicts: Verdicts
 ) -> dict[int, dict[str, dict[str, list[str | None]]]]:
     """``{step: {subject: {arm: [verdict of each repeat, in repeat order]}}}``."""
     grouped: dict[int, dict[str, dict[str, list[tuple[int, str | None]]]]] = {}
     for cell in cells:
-        key = (cell["cell_id"], cell["step"])
-        arms = grouped.setdefault(cell["step"], {}).setdefault(cell["subject"], {})
-        arms.setdefault(cell["arm"], []).append((cell["repeat"], verdicts.get(key)))
+        arms = grouped.setdefault(cell.step, {}).setdefault(cell.subject, {})
+        arms.setdefault(cell.arm, []).append((cell.repeat, verdicts.get((cell.cell_id, cell.step))))
     return {
         step: {
             subject: {arm: [v for _, v in sorted(values)] for arm, values in arms.items()}
@@ -43,42 +73,40 @@ def outcomes_by_step(
     }
 
 
-def comparisons(
-    cells: Iterable[Mapping[str, Any]], verdicts: Verdicts, run: Mapping[str, Any]
-) -> list[dict[str, Any]]:
+def comparisons(cells: Iterable[Cell], verdicts: Verdicts, run: RunRow) -> list[SetComparison]:
     """The reference arm against every other arm, per step, as the primary report computes it."""
     rows = []
     for step, outcomes in sorted(outcomes_by_step(cells, verdicts).items()):
-        for arm in run["arms"]:
-            if arm == run["reference_arm"]:
+        for arm in run.arms:
+            if arm == run.reference_arm:
                 continue
             result = paired_comparison(
                 outcomes,
-                reference_arm=run["reference_arm"],
+                reference_arm=run.reference_arm,
                 other_arm=arm,
-                repeats=run["repeats"],
+                repeats=run.repeats,
                 scale=ORDINAL_VERDICTS,
-                alpha=run["alpha"],
-                minimum_subjects=run["minimum_subjects"],
+                alpha=run.alpha,
+                minimum_subjects=run.minimum_subjects,
             )
+            counts: dict[str, Any] = {
+                "step": step,
+                "arm": arm,
+                "complete_subjects": len(result.complete_subjects),
+                "favouring_reference": result.favouring_reference,
+                "favouring_arm": result.favouring_other,
+                "ties": result.ties,
+            }
+            if not result.complete_subjects:
+                rows.append(SetComparison(**counts, p_value=None, **NOTHING_TO_TEST))
+                continue
             rows.append(
-                {
-                    "step": step,
-                    "arm": arm,
-                    "complete_subjects": len(result.complete_subjects),
-                    "favouring_reference": result.favouring_reference,
-                    "favouring_arm": result.favouring_other,
-                    "ties": result.ties,
-                    **(
-                        {
-                            "p_value": round(result.test.p_value, 10),
-                            "significant": result.significant,
-                            "descriptive_only": result.descriptive_only,
-                            "note": result.note,
-                        }
-                        if result.complete_subjects
-                        else {"p_value": None, **NOTHING_TO_TEST}
-                    ),
-                }
+                SetComparison(
+                    **counts,
+                    p_value=round(result.test.p_value, 10),
+                    significant=result.significant,
+                    descriptive_only=result.descriptive_only,
+                    note=result.note,
+                )
             )
     return rows
