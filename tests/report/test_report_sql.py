@@ -56,7 +56,7 @@ def write_evidence(data, seed, *, subjects=14, repeats=2, minimum=10):
 @pytest.mark.parametrize("seed", range(8))
 def test_sql_sign_tests_match_stats(tmp_path, seed):
     run, outcomes = write_evidence(tmp_path, seed, subjects=6 + seed * 2, repeats=1 + seed % 3)
-    report = build_reports(connect(tmp_path))[run]
+    report = build_reports(connect(tmp_path))[run].model_dump(mode="json")
     repeats = report["run"]["repeats"]
     for test in report["sign_tests"]:
         expected = paired_comparison(outcomes, reference_arm=ARMS[0], other_arm=test["arm"], repeats=repeats,
@@ -122,7 +122,9 @@ def test_scenario_report_puts_runs_side_by_side_with_regressed_counts(tmp_path):
     step = report["steps"]["1"]
     for arm in ARMS[1:]:
         for run in (first, second):
-            test = next(t for t in primary[run]["sign_tests"] if t["arm"] == arm)
+            test = next(
+                t for t in primary[run].model_dump(mode="json")["sign_tests"] if t["arm"] == arm
+            )
             assert step["tests"][arm][run]["regressed"] == test["favouring_reference"]
     markdown = render_scenario_markdown(report)
     assert f"| arm | {first} | {second} |" in markdown and "regressed" in markdown

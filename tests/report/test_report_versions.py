@@ -33,7 +33,7 @@ def test_a_version_that_changes_nothing_says_so(tmp_path: Path) -> None:
     table = _table("reused", "duplicated")
     write_run(tmp_path, "run-a", {7: {1: table}, 6: {1: table}})
     (report,) = build_rescore_reports(connect(tmp_path)).values()
-    (diff,) = report["diffs"]
+    (diff,) = report.model_dump(mode="json")["diffs"]
     assert (diff["version"], diff["changed_verdicts"], diff["changes"]) == (6, 0, [])
     assert headlines(report) == ["v6 changes no verdict of v7"]
 
@@ -48,7 +48,7 @@ def test_changed_cells_by_subject_arm_and_chain_step_with_p_before_and_after(
     v6[2]["s04"]["clean"] = ["duplicated", "reused"]
     write_run(tmp_path, "run-a", {7: v7, 6: v6}, scenario="chain")
     (report,) = build_rescore_reports(connect(tmp_path)).values()
-    (diff,) = report["diffs"]
+    (diff,) = report.model_dump(mode="json")["diffs"]
     changed = {(c["step"], c["subject"], c["arm"], c["repeat"], c["preregistered"], c["rescored"])
                for c in diff["changes"]}  # fmt: skip
     assert changed == {
@@ -76,8 +76,9 @@ def test_rescoring_keeps_the_preregistered_primary_and_flags_the_deviation(tmp_p
     table = _table("reused", "duplicated")
     write_run(tmp_path, "run-a", {7: {1: table}, 6: {1: table}}, reported=6)
     con = connect(tmp_path)
-    report = build_reports(con)["run-a"]
-    report["rescoring"] = headlines(build_rescore_reports(con)["run-a"])
+    report = build_reports(
+        con, rescoring={"run-a": headlines(build_rescore_reports(con)["run-a"])}
+    )["run-a"]
     markdown = render_markdown(report)
     assert "Deviation from the plan" in markdown and "v6 changes no verdict of v7" in markdown
 
@@ -104,16 +105,17 @@ def test_adjudication_is_reported_beside_the_preregistered_result(tmp_path: Path
     ]  # fmt: skip
     path = _adjudications(tmp_path, entries)
     con = connect(tmp_path / "data")
-    adjudicated = build_adjudicated(con, load_adjudications(path), path)["run-a"]
+    record = build_adjudicated(con, load_adjudications(path), path)["run-a"]
+    adjudicated = record.model_dump(mode="json")
     (test,) = adjudicated["tests"]
     assert (adjudicated["ambiguous_cells"], adjudicated["adjudicated_cells"]) == (9, 9)
     assert (test["complete_without"], test["complete_with"]) == (2, 11)
     assert test["significant_without"] is False and test["significant_with"] is True
-    primary = build_reports(con)["run-a"]
+    primary = build_reports(con)["run-a"].model_dump(mode="json")
     (primary_test,) = primary["sign_tests"]
     assert primary_test["complete_subjects"] == 2, "adjudication leaked into the primary result"
-    primary["adjudication"] = adjudicated
-    markdown = render_markdown(primary)
+    adjudged = build_reports(con, adjudication={"run-a": record})["run-a"]
+    markdown = render_markdown(adjudged)
     assert "With human adjudication of ambiguous cells (not the preregistered result)" in markdown
     assert "A. Person" in markdown
 
@@ -306,7 +308,7 @@ def test_reextraction_lists_every_changed_outcome_with_p_before_and_after(tmp_pa
     _reextracted(tmp_path, preregistered=2, extracted_with=3)
     con = connect(tmp_path)
     report = build_rescore_reports(con)["run-a"]
-    extraction = report["extraction"]
+    extraction = report.model_dump(mode="json")["extraction"]
     assert (extraction["preregistered"], extraction["extracted_with"]) == (2, [3])
     (diff,) = extraction["diffs"]
     assert (diff["version"], diff["changed_cells"], diff["changed_subjects"]) == (3, 12, 6)
@@ -321,8 +323,7 @@ def test_reextraction_lists_every_changed_outcome_with_p_before_and_after(tmp_pa
     markdown = render_rescore_markdown(report)
     assert "## Re-extraction" in markdown and "### Extraction v3" in markdown
     assert "| 1 | s01 | inconsistent | 1 | rejected (module-statement) | duplicated |" in markdown
-    primary = build_reports(con)["run-a"]
-    primary["rescoring"] = headlines(report)
+    primary = build_reports(con, rescoring={"run-a": headlines(report)})["run-a"]
     text = render_markdown(primary)
     assert "candidates extracted with rules v3; the plan preregistered v2" in text
     assert "extraction v3 changes 12 outcomes of extraction v2" in text
@@ -332,6 +333,6 @@ def test_a_run_extracted_as_preregistered_carries_no_deviation(tmp_path: Path) -
     _reextracted(tmp_path, preregistered=3, extracted_with=3)
     con = connect(tmp_path)
     report = build_rescore_reports(con)["run-a"]
-    (diff,) = report["extraction"]["diffs"]
+    (diff,) = report.model_dump(mode="json")["extraction"]["diffs"]
     assert diff["version"] == 2 and diff["changed_cells"] == 12
     assert "Deviation from the plan" not in render_markdown(build_reports(con)["run-a"])
