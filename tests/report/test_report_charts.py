@@ -5,15 +5,16 @@ from __future__ import annotations
 
 from assay.report import charts
 from assay.report.html import _scenario_tables
+from assay.report.run_records import OutcomeCount
 
 
-def _report(steps: int) -> dict:
+def _report(steps: int) -> list[OutcomeCount]:
     counts = []
     for step in range(1, steps + 1):
         for arm in ("mess-00", "mess-10"):
-            counts.append({"step": step, "arm": arm, "outcome": "reused", "cells": 10 - step})
-            counts.append({"step": step, "arm": arm, "outcome": "duplicated", "cells": step})
-    return {"outcome_counts": counts}
+            counts.append(OutcomeCount(step=step, arm=arm, outcome="reused", cells=10 - step))
+            counts.append(OutcomeCount(step=step, arm=arm, outcome="duplicated", cells=step))
+    return counts
 
 
 def test_chain_steps_one_point_per_step_and_arm_for_chain_runs_only() -> None:

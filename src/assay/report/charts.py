@@ -7,13 +7,13 @@ offline (:mod:`assay.report.vega`). Every chart gets its data inline and is draw
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import altair as alt
 
 from assay.report.kinds import ABSTRACTION, CORRECTNESS
-from assay.report.run_records import RunReport
+from assay.report.run_records import OutcomeCount, RunReport
 from assay.report.scenarios import arm_level
 
 OUTCOME_COLOURS = {
@@ -170,17 +170,17 @@ def outcomes_by_arm(
     )
 
 
-def chain_rows(reports: Mapping[str, RunReport]) -> list[dict[str, Any]]:
-    """Reuse rate per chain step and arm over the scored cells; a step and arm without a
-    scored cell has no row (no point drawn)."""
+def chain_rows(outcome_counts: Mapping[str, Sequence[OutcomeCount]]) -> list[dict[str, Any]]:
+    """Reuse rate per chain step and arm over the scored cells of each run's
+    ``outcome_counts``; a step and arm without a scored cell has no row (no point drawn)."""
     rows = []
-    for name, report in sorted(reports.items()):
-        steps = {row.step for row in report.outcome_counts}
+    for name, counts in sorted(outcome_counts.items()):
+        steps = {row.step for row in counts}
         if len(steps) < 2:
             continue
         scored: dict[tuple[int, str], int] = {}
         reused: dict[tuple[int, str], int] = {}
-        for row in report.outcome_counts:
+        for row in counts:
             key = (row.step, row.arm)
             if row.outcome in ABSTRACTION.scale:
                 scored[key] = scored.get(key, 0) + row.cells

@@ -309,7 +309,9 @@ def page_context(
             "verdict or missing state",
             [run.run for run in runs],
         ),
-        "chain_steps": charts.chain_steps(charts.chain_rows(primary)),
+        "chain_steps": charts.chain_steps(
+            charts.chain_rows({name: report.outcome_counts for name, report in primary.items()})
+        ),
         "duplication_cost": charts.duplication_cost(charts.cost_rows(costs, labels)),
         "correctness_by_arm": charts.outcomes_by_arm(
             charts.outcome_rows(secondary),
