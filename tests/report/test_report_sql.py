@@ -117,7 +117,8 @@ def test_scenario_report_puts_runs_side_by_side_with_regressed_counts(tmp_path):
     second, _ = write_evidence(tmp_path, 5)
     con = connect(tmp_path)
     primary = build_all(con)["abstraction"]
-    (report,) = build_scenario_reports(con, primary).values()
+    (record,) = build_scenario_reports(con, primary).values()
+    report = record.model_dump(mode="json")
     assert [r["run"] for r in report["runs"]] == [first, second]
     step = report["steps"]["1"]
     for arm in ARMS[1:]:
@@ -126,9 +127,9 @@ def test_scenario_report_puts_runs_side_by_side_with_regressed_counts(tmp_path):
                 t for t in primary[run].model_dump(mode="json")["sign_tests"] if t["arm"] == arm
             )
             assert step["tests"][arm][run]["regressed"] == test["favouring_reference"]
-    markdown = render_scenario_markdown(report)
+    markdown = render_scenario_markdown(record)
     assert f"| arm | {first} | {second} |" in markdown and "regressed" in markdown
-    levels = reuse_curve_rows({"dose": report})
+    levels = reuse_curve_rows({"dose": record})
     assert {(row["run"], row["level"]) for row in levels} == {
         (r, lv) for r in (first, second) for lv in (0, 3, 10)
     }

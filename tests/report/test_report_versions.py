@@ -162,12 +162,14 @@ def test_cross_model_comparison_counts_reuse_per_subject(tmp_path: Path, case: d
     write_run(
         tmp_path, "b", {7: {1: _counts_table(case["second"])}}, arms=("clean",), model="haiku"
     )
-    comparison = compare_runs(connect(tmp_path), "a", "b")
+    record = compare_runs(connect(tmp_path), "a", "b")
+    comparison = record.model_dump(mode="json")
     (test,) = comparison["tests"]
     assert (test["first_more"], test["second_more"]) == (case["first_more"], case["second_more"])
     assert test["p_value"] == pytest.approx(case["p_value"])
     assert comparison["exploratory"] is True and "significant" not in test
-    assert f"on {case['first_more']} of {len(case['first'])} subjects" in sentence(comparison, test)
+    text = sentence(record, record.tests[0])
+    assert f"on {case['first_more']} of {len(case['first'])} subjects" in text
 
 
 def test_runs_of_different_scenarios_do_not_compare(tmp_path: Path) -> None:
@@ -249,12 +251,13 @@ def test_cross_model_counts_leave_out_a_subject_with_unscored_cells(tmp_path: Pa
     second["s01"]["clean"] = ["reused", "rejected"]
     write_run(tmp_path, "a", {7: {1: first}}, arms=("clean",), model="sol")
     write_run(tmp_path, "b", {7: {1: second}}, arms=("clean",), model="haiku")
-    comparison = compare_runs(connect(tmp_path), "a", "b")
+    record = compare_runs(connect(tmp_path), "a", "b")
+    comparison = record.model_dump(mode="json")
     (test,) = comparison["tests"]
     assert (test["subjects"], test["left_out"]) == (9, ["s00", "s01"])
     assert (test["first_more"], test["second_more"]) == (9, 0)
     assert comparison["unscored"] == {"a": {"ambiguous": 2}, "b": {"rejected": 1}}
-    assert "2 subjects left out, not scored in both" in sentence(comparison, test)
+    assert "2 subjects left out, not scored in both" in sentence(record, record.tests[0])
 
 
 def test_compare_refuses_simulated_against_real_and_a_side_with_nothing_scored(
@@ -282,9 +285,10 @@ def test_a_comparison_of_simulated_runs_says_so(tmp_path: Path) -> None:
 
     for run in ("a", "b"):
         write_run(tmp_path, run, {7: {1: _table("reused", "duplicated")}}, provider="simulated")
-    comparison = compare_runs(connect(tmp_path), "a", "b")
+    record = compare_runs(connect(tmp_path), "a", "b")
+    comparison = record.model_dump(mode="json")
     assert comparison["simulated"] is True
-    assert render_comparison_markdown(comparison).startswith(
+    assert render_comparison_markdown(record).startswith(
         "# Cross-model comparison (exploratory): a against b\n\n" + SIMULATED_BANNER
     )
 

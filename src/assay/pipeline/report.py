@@ -129,11 +129,9 @@ def write_all(
         write_reports(reports, out)
         write_rescore_reports(rescored, out)
         bar.update()
-        scenario_reports = build_scenario_reports(con, reports["abstraction"])
-        for scenario_report in scenario_reports.values():
-            scenario_report["model_comparisons"] = scenario_comparisons(
-                con, scenario_report["runs"]
-            )
+        scenario_reports = build_scenario_reports(
+            con, reports["abstraction"], lambda runs: scenario_comparisons(con, runs)
+        )
         write_scenario_reports(scenario_reports, out)
         codebase_sets = build_codebase_sets(scenario_reports)
         write_codebase_sets(codebase_sets, out)

@@ -14,7 +14,7 @@ import altair as alt
 
 from assay.report.kinds import ABSTRACTION, CORRECTNESS
 from assay.report.run_records import OutcomeCount, RunReport
-from assay.report.scenarios import arm_level
+from assay.report.scenarios import ScenarioReport, ScenarioRun, arm_level
 
 OUTCOME_COLOURS = {
     # the abstraction scale, top first, and the off-scale verdicts
@@ -45,22 +45,23 @@ def _spec(chart: alt.TopLevelMixin) -> dict[str, Any]:
     return spec
 
 
-def series_label(run: dict[str, Any]) -> str:
-    return f"{run['model']} ({run['run']})" + (" [simulated]" if run["simulated"] else "")
+def series_label(run: ScenarioRun) -> str:
+    return f"{run.model} ({run.run})" + (" [simulated]" if run.simulated else "")
 
 
-def reuse_curve_rows(scenario_reports: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+def reuse_curve_rows(scenario_reports: Mapping[str, ScenarioReport]) -> list[dict[str, Any]]:
     """Reuse rate against the arm's level per scenario and run (step 1), for scenarios whose
     arms carry a level (``mess-05``, ``tail-10``, ``ctx-30``): the seed's dose-response grids."""
     rows = []
     for scenario, report in sorted(scenario_reports.items()):
-        levels = {arm: arm_level(arm) for arm in report["arms"]}
+        levels = {arm: arm_level(arm) for arm in report.arms}
         if any(level is None for level in levels.values()):
             continue
-        runs = {r["run"]: r for r in report["runs"]}
-        for arm, per_run in report["steps"].get("1", {}).get("cells", {}).items():
+        runs = {r.run: r for r in report.runs}
+        first = report.steps.get("1")
+        for arm, per_run in (first.cells if first else {}).items():
             for run, counts in sorted(per_run.items()):
-                scored = counts["scored"]
+                scored = counts.scored
                 rows.append(
                     {
                         "scenario": scenario,
@@ -68,10 +69,10 @@ def reuse_curve_rows(scenario_reports: dict[str, dict[str, Any]]) -> list[dict[s
                         "series": series_label(runs[run]),
                         "arm": arm,
                         "level": levels[arm],
-                        "reused": counts["reused"],
+                        "reused": counts.reused,
                         "scored": scored,
-                        "cells": scored + sum(counts["unscored"].values()),
-                        "reuse_rate": round(counts["reused"] / scored, 4) if scored else None,
+                        "cells": scored + sum(counts.unscored.values()),
+                        "reuse_rate": round(counts.reused / scored, 4) if scored else None,
                     }
                 )
     return sorted(rows, key=lambda r: (r["scenario"], r["series"], r["level"]))

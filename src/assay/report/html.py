@@ -29,7 +29,7 @@ from markupsafe import Markup, escape
 
 from assay.report import charts, vega
 from assay.report.codebase_sets import SCENARIOS as CODEBASE_SCENARIOS
-from assay.report.codebase_sets import table_rows
+from assay.report.codebase_sets import CodebaseSets, table_rows
 from assay.report.compare import sentence
 from assay.report.costs import HEADLINE, VERDICTS, WITHIN_SUBJECT, pivot
 from assay.report.denominators import descriptive_text
@@ -40,6 +40,7 @@ from assay.report.provenance import Provenance
 from assay.report.rescore import RescoreReport
 from assay.report.rescore import headlines as rescore_headlines
 from assay.report.run_records import LabelledRun, RunReport, SubjectCells
+from assay.report.scenarios import ScenarioReport
 
 PAGE = "index.html"
 
@@ -93,13 +94,13 @@ def cells_href(**filters: Any) -> str:
 
 
 def _linked_codebase_table(
-    codebase_sets: dict[str, Any],
+    codebase_sets: CodebaseSets,
 ) -> list[tuple[str, list[tuple[str, str | None]]]]:
     """The codebase sets' rows, each cell with the link to the step-1 cells it counts (none
     where the model has no run of that variant)."""
     runs = [
-        [[run["run"] for run in row["runs"].get(model, [])] for model in codebase_sets["models"]]
-        for row in codebase_sets["rows"]
+        [[run.run for run in row.runs.get(model, ())] for model in codebase_sets.models]
+        for row in codebase_sets.rows
     ]
     return [
         (
@@ -127,19 +128,19 @@ def _static(name: str) -> str:
     return resources.files("assay.report").joinpath("templates", name).read_text(encoding="utf-8")
 
 
-def _scenario_tables(report: dict[str, Any]) -> list[dict[str, Any]]:
+def _scenario_tables(report: ScenarioReport) -> list[dict[str, Any]]:
     """Per step: the side-by-side rows (arm × run) of the scenario report."""
-    runs = [r["run"] for r in report["runs"]]
+    runs = [r.run for r in report.runs]
     steps = []
-    for step, tables in sorted(report["steps"].items(), key=lambda item: int(item[0])):
+    for step, tables in sorted(report.steps.items(), key=lambda item: int(item[0])):
         rows = []
-        for arm in report["arms"]:
+        for arm in report.arms:
             rows.append(
                 {
                     "arm": arm,
-                    "cells": [tables["cells"].get(arm, {}).get(run) for run in runs],
-                    "subjects": [tables["subjects"].get(arm, {}).get(run) for run in runs],
-                    "tests": [tables["tests"].get(arm, {}).get(run) for run in runs],
+                    "cells": [tables.cells.get(arm, {}).get(run) for run in runs],
+                    "subjects": [tables.subjects.get(arm, {}).get(run) for run in runs],
+                    "tests": [tables.tests.get(arm, {}).get(run) for run in runs],
                 }
             )
         steps.append({"step": int(step), "rows": rows})
@@ -283,8 +284,8 @@ def real_first(run: LabelledRun) -> tuple[bool, str]:
 
 def page_context(
     reports: Mapping[str, Mapping[str, RunReport]],
-    scenario_reports: dict[str, dict[str, Any]],
-    codebase_sets: dict[str, Any],
+    scenario_reports: Mapping[str, ScenarioReport],
+    codebase_sets: CodebaseSets,
     costs: dict[str, Any],
     headlines: Mapping[str, Headline],
     cells: list[dict[str, Any]],
@@ -301,7 +302,7 @@ def page_context(
     chart_specs = {
         "reuse_curves": charts.reuse_curves(
             charts.reuse_curve_rows(scenario_reports),
-            {name: report["arms"] for name, report in scenario_reports.items()},
+            {name: list(report.arms) for name, report in scenario_reports.items()},
         ),
         "verdicts_by_arm": charts.outcomes_by_arm(
             charts.outcome_rows(primary),
@@ -324,11 +325,11 @@ def page_context(
         {
             "name": name,
             "codebase": name in CODEBASE_SCENARIOS,
-            "runs": report["runs"],
-            "simulated": any(r["simulated"] for r in report["runs"]),
+            "runs": report.runs,
+            "simulated": any(r.simulated for r in report.runs),
             "steps": _scenario_tables(report),
-            "excluded": report["excluded"],
-            "comparisons": report.get("model_comparisons") or [],
+            "excluded": report.excluded,
+            "comparisons": report.model_comparisons,
         }
         for name, report in sorted(scenario_reports.items())
     ]

@@ -60,11 +60,17 @@ def _validated(
 
 
 def rows(
-    con: duckdb.DuckDBPyConnection, sql: str, row: type[R], *, query: str = "inline SQL"
+    con: duckdb.DuckDBPyConnection,
+    sql: str,
+    row: type[R],
+    *,
+    query: str = "inline SQL",
+    parameters: Sequence[object] = (),
 ) -> list[R]:
     """The query's rows as ``row`` records, in the query's order; ``query`` names it in the
     error a mismatch raises (:class:`ReportQueryError`)."""
-    return [record for _, record in _validated(con.execute(sql), row, query, None)]
+    cursor = con.execute(sql, list(parameters))
+    return [record for _, record in _validated(cursor, row, query, None)]
 
 
 def rows_by_run(
