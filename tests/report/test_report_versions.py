@@ -198,30 +198,33 @@ def test_cost_report_leaves_simulated_runs_out_unless_asked_and_lists_what_it_po
     tmp_path: Path,
 ) -> None:
     _cost_study(tmp_path)
-    costs = build_costs(connect(tmp_path), None)
+    record = build_costs(connect(tmp_path), None)
+    costs = record.model_dump(mode="json")
     assert [r["run"] for r in costs["pooled_runs"]] == ["real"] and costs["simulated"] is False
     assert "simulated" in costs["excluded_runs"]["sim"]
     by_verdict = {r["verdict"]: r["mean_delta"] for r in costs["by_verdict"]}
     assert by_verdict["reused"] == 2.0 and by_verdict["duplicated"] < 100
-    markdown = render_costs_markdown(costs)
+    markdown = render_costs_markdown(record)
     assert (
         "pooled over 1 run(s)" in markdown and "- `real` (anthropic/claude-3-haiku, v1)" in markdown
     )
     assert "Not pooled: `sim` (simulated" in markdown and "SIMULATED MODEL" not in markdown
 
-    both = build_costs(connect(tmp_path), None, CostRuns(include_simulated=True))
+    both = build_costs(connect(tmp_path), None, CostRuns(include_simulated=True)).model_dump()
     assert [r["run"] for r in both["pooled_runs"]] == ["real", "sim"] and both["simulated"]
-    only = build_costs(connect(tmp_path), None, CostRuns(runs=("sim",), include_simulated=True))
+    only = build_costs(
+        connect(tmp_path), None, CostRuns(runs=("sim",), include_simulated=True)
+    ).model_dump()
     assert [r["run"] for r in only["pooled_runs"]] == ["sim"]
     assert "not in report.cost_runs.runs" in only["excluded_runs"]["real"]
     by_model = build_costs(connect(tmp_path), None, CostRuns(models=("haiku-3-bedrock",)),
-                           profiles={"real": "haiku-3-bedrock", "sim": "sim-follower"})  # fmt: skip
+                           profiles={"real": "haiku-3-bedrock", "sim": "sim-follower"}).model_dump()  # fmt: skip
     assert [r["run"] for r in by_model["pooled_runs"]] == ["real"]
 
 
 def test_cost_arm_comparison_uses_lower_medians_over_complete_repeats(tmp_path: Path) -> None:
     _cost_study(tmp_path)
-    (row,) = build_costs(connect(tmp_path), None)["by_arm"]
+    (row,) = build_costs(connect(tmp_path), None).model_dump()["by_arm"]
     assert (row["subjects"], row["incomplete_subjects"]) == (10, 1)
     assert (row["higher"], row["lower"], row["ties"]) == (9, 1, 0)
     assert row["p_value"] == pytest.approx(22 / 1024)
@@ -232,7 +235,7 @@ def test_cost_arm_comparison_below_the_minimum_is_never_significant(tmp_path: Pa
     _cost_study(tmp_path)
     con = connect(tmp_path)
     con.execute("UPDATE runs SET minimum_subjects = 11")
-    (row,) = build_costs(con, None)["by_arm"]
+    (row,) = build_costs(con, None).model_dump()["by_arm"]
     assert row["p_value"] < 0.05
     assert (row["significant"], row["descriptive_only"]) == (False, True)
 

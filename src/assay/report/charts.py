@@ -12,6 +12,7 @@ from typing import Any
 
 import altair as alt
 
+from assay.report.costs import Costs
 from assay.report.kinds import ABSTRACTION, CORRECTNESS
 from assay.report.run_records import OutcomeCount, RunReport
 from assay.report.scenarios import ScenarioReport, ScenarioRun, arm_level
@@ -210,16 +211,16 @@ def chain_steps(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
     return _spec(chart.facet(column=alt.Column("run:N", title=None)))
 
 
-def cost_rows(costs: dict[str, Any], labels: dict[str, str]) -> list[dict[str, Any]]:
+def cost_rows(costs: Costs, labels: Mapping[str, str]) -> list[dict[str, Any]]:
     return [
         {
-            "metric": labels.get(row["metric"], row["metric"]),
-            "verdict": row["verdict"],
-            "mean_delta": row["mean_delta"],
-            "outputs": row["outputs"],
+            "metric": labels.get(row.metric, row.metric),
+            "verdict": row.verdict,
+            "mean_delta": row.mean_delta,
+            "outputs": row.outputs,
         }
-        for row in costs["by_verdict"]
-        if row["outputs"]
+        for row in costs.by_verdict
+        if row.outputs
     ]
 
 

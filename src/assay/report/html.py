@@ -31,7 +31,7 @@ from assay.report import charts, vega
 from assay.report.codebase_sets import SCENARIOS as CODEBASE_SCENARIOS
 from assay.report.codebase_sets import CodebaseSets, table_rows
 from assay.report.compare import sentence
-from assay.report.costs import HEADLINE, VERDICTS, WITHIN_SUBJECT, pivot
+from assay.report.costs import HEADLINE, VERDICTS, WITHIN_SUBJECT, Costs, pivot
 from assay.report.denominators import descriptive_text
 from assay.report.headline import Headline
 from assay.report.kinds import ABSTRACTION, CORRECTNESS, ReportKind
@@ -286,7 +286,7 @@ def page_context(
     reports: Mapping[str, Mapping[str, RunReport]],
     scenario_reports: Mapping[str, ScenarioReport],
     codebase_sets: CodebaseSets,
-    costs: dict[str, Any],
+    costs: Costs,
     headlines: Mapping[str, Headline],
     cells: list[dict[str, Any]],
     provenance: Provenance,
@@ -339,7 +339,7 @@ def page_context(
         "run_views": [
             _run_view(primary[r.run], secondary[r.run], rescored.get(r.run)) for r in runs
         ],
-        "pooled_runs": [r["run"] for r in costs.get("pooled_runs", [])],
+        "pooled_runs": [r.run for r in costs.pooled_runs],
         "headlines": headlines,
         "qualified": {r.run: _qualified_headline(primary[r.run]) for r in runs},
         "any_simulated": any(r.simulated for r in runs),
@@ -354,7 +354,7 @@ def page_context(
         "codebase_sets": codebase_sets,
         "codebase_table": _linked_codebase_table(codebase_sets),
         "costs": costs,
-        "cost_by_verdict": pivot(costs["by_verdict"], ("metric",)),
+        "cost_by_verdict": pivot(costs.by_verdict),
         "cost_labels": labels,
         "verdicts": VERDICTS,
         "undrawn": _undrawn(charts.reuse_curve_rows(scenario_reports)),
