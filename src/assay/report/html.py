@@ -18,7 +18,7 @@ cells behind it (``#cells?run=…&arm=…&outcome=…``); a subject's arms side 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -28,6 +28,7 @@ import jinja2
 from markupsafe import Markup, escape
 
 from assay.report import charts, vega
+from assay.report.cell_browser import CellRecord
 from assay.report.codebase_sets import SCENARIOS as CODEBASE_SCENARIOS
 from assay.report.codebase_sets import CodebaseSets, table_rows
 from assay.report.compare import sentence
@@ -239,15 +240,17 @@ def _paired_data(primary: Mapping[str, RunReport]) -> dict[str, Any]:
     }
 
 
-def _shared_prompts(cells: list[dict[str, Any]]) -> dict[str, Any]:
-    """The cells with each distinct prompt stored once (repeats share their prompt)."""
+def _shared_prompts(cells: Sequence[CellRecord]) -> dict[str, object]:
+    """The cells as the page's JSON, with each distinct prompt stored once (repeats share
+    their prompt)."""
     index: dict[str, int] = {}
     rows = []
     for cell in cells:
-        prompt = cell["prompt"]
+        prompt = cell.prompt
         if prompt is not None and prompt not in index:
             index[prompt] = len(index)
-        rows.append({**cell, "prompt": None if prompt is None else index[prompt]})
+        shown = None if prompt is None else index[prompt]
+        rows.append({**cell.model_dump(mode="json"), "prompt": shown})
     return {"prompts": list(index), "cells": rows}
 
 
@@ -288,7 +291,7 @@ def page_context(
     codebase_sets: CodebaseSets,
     costs: Costs,
     headlines: Mapping[str, Headline],
-    cells: list[dict[str, Any]],
+    cells: Sequence[CellRecord],
     provenance: Provenance,
     rescored: Mapping[str, RescoreReport] | None = None,
 ) -> dict[str, Any]:
@@ -296,7 +299,7 @@ def page_context(
     secondary = reports[CORRECTNESS.name]
     runs = sorted((report.run for report in primary.values()), key=real_first)
     order = {run.run: index for index, run in enumerate(runs)}
-    cells = sorted(cells, key=lambda cell: order[cell["run"]])  # stable: cell, step within
+    cells = sorted(cells, key=lambda cell: order[cell.run])  # stable: cell, step within
     rescored = rescored or {}
     labels = dict(HEADLINE + WITHIN_SUBJECT)
     chart_specs = {
