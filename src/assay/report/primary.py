@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import duckdb
 from pydantic import BaseModel
@@ -25,7 +25,7 @@ from assay.report.denominators import (
     missingness_line,
 )
 from assay.report.kinds import ABSTRACTION, CORRECTNESS, KINDS, ReportKind
-from assay.report.query import mappings, rows, rows_by_run
+from assay.report.query import rows, rows_by_run
 from assay.report.run_records import (
     Adjudicated,
     Agreement,
@@ -71,17 +71,10 @@ SECONDARY_NOTE = (
 
 
 R = TypeVar("R", bound=Frozen)
+B = TypeVar("B", bound=BaseModel)
 
 Reports = dict[str, RunReport]
 """One kind's reports, by run."""
-
-Extras = Mapping[str, Any]
-
-
-def rows_of(con: duckdb.DuckDBPyConnection, sql: str) -> list[dict[str, Any]]:
-    """The untyped rows of ``sql`` (:func:`assay.report.query.mappings`), for the reports that
-    do not yet read records."""
-    return mappings(con, sql)
 
 
 def _query(
@@ -99,7 +92,13 @@ def sign_test_rows(
     tests = []
     for c in comparisons:
         if not c.complete_subjects:
-            tests.append(SignTest(**{**c.model_dump(), "p_value": None, **NOTHING_TO_TEST}))
+            tests.append(
+                SignTest(
+                    **c.model_dump(exclude={"p_value"}),
+                    p_value=None,
+                    **NOTHING_TO_TEST.model_dump(),
+                )
+            )
             continue
         p = round(c.p_value or 0.0, 10)  # a comparison with a complete subject has a p-value
         inference = decide(
@@ -590,16 +589,13 @@ def build_all(
     }
 
 
-def report_json(report: BaseModel | Mapping[str, Any]) -> str:
-    """A report's JSON file: a record's ``model_dump`` (mode json), sorted, indented, one form
-    only (export recomputes it)."""
-    body = report.model_dump(mode="json") if isinstance(report, BaseModel) else report
-    return json.dumps(body, indent=2, sort_keys=True, default=str) + "\n"
+def report_json(report: BaseModel) -> str:
+    """A report's JSON file: the record's ``model_dump`` (mode json), sorted, indented, one
+    form only (export recomputes it)."""
+    return json.dumps(report.model_dump(mode="json"), indent=2, sort_keys=True) + "\n"
 
 
-def write_report_files(
-    folder: Path, reports: Mapping[str, Any], render: Callable[[Any], str]
-) -> None:
+def write_report_files(folder: Path, reports: Mapping[str, B], render: Callable[[B], str]) -> None:
     """Each report as ``<name>.json`` and its Markdown ``<name>.md`` in ``folder``."""
     folder.mkdir(parents=True, exist_ok=True)
     for name, report in reports.items():

@@ -82,12 +82,3 @@ def rows_by_run(
     for run, record in _validated(con.execute(sql), row, query, "run"):
         grouped.setdefault(run, []).append(record)
     return grouped
-
-
-def mappings(con: duckdb.DuckDBPyConnection, sql: str) -> list[dict[str, Any]]:
-    """The query's rows as column-to-value mappings, unvalidated: for the reports that do not
-    read row records yet (scenario, cost, comparison, codebase-set reports and the cell
-    browser)."""
-    cursor = con.execute(sql)
-    columns = _columns(cursor)
-    return [dict(zip(columns, values, strict=True)) for values in cursor.fetchall()]

@@ -9,18 +9,28 @@ and an "after" differ only in the verdicts.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any, Protocol
+from typing import Protocol
 
 from assay.evidence import RunRow
 from assay.records import ORDINAL_VERDICTS, Frozen
 from assay.stats import paired_comparison
 
-NOTHING_TO_TEST: dict[str, Any] = {
-    "significant": None,
-    "descriptive_only": True,
-    "note": "no complete subject: nothing to test, so no p-value",
-}
+
+class Decision(Frozen):
+    """What a comparison's test decides (:func:`assay.stats.decide`), or that there is none."""
+
+    significant: bool | None
+    descriptive_only: bool
+    note: str
+
+
+NOTHING_TO_TEST = Decision(
+    significant=None,
+    descriptive_only=True,
+    note="no complete subject: nothing to test, so no p-value",
+)
 """A comparison without one complete subject has no p-value and no decision."""
+
 
 Verdicts = Mapping[tuple[str, int], str | None]
 """A run's verdicts by ``(cell_id, step)``."""
@@ -89,24 +99,26 @@ def comparisons(cells: Iterable[Cell], verdicts: Verdicts, run: RunRow) -> list[
                 alpha=run.alpha,
                 minimum_subjects=run.minimum_subjects,
             )
-            counts: dict[str, Any] = {
-                "step": step,
-                "arm": arm,
-                "complete_subjects": len(result.complete_subjects),
-                "favouring_reference": result.favouring_reference,
-                "favouring_arm": result.favouring_other,
-                "ties": result.ties,
-            }
-            if not result.complete_subjects:
-                rows.append(SetComparison(**counts, p_value=None, **NOTHING_TO_TEST))
-                continue
-            rows.append(
-                SetComparison(
-                    **counts,
-                    p_value=round(result.test.p_value, 10),
+            complete = bool(result.complete_subjects)
+            decision = (
+                Decision(
                     significant=result.significant,
                     descriptive_only=result.descriptive_only,
                     note=result.note,
+                )
+                if complete
+                else NOTHING_TO_TEST
+            )
+            rows.append(
+                SetComparison(
+                    step=step,
+                    arm=arm,
+                    complete_subjects=len(result.complete_subjects),
+                    favouring_reference=result.favouring_reference,
+                    favouring_arm=result.favouring_other,
+                    ties=result.ties,
+                    p_value=round(result.test.p_value, 10) if complete else None,
+                    **decision.model_dump(),
                 )
             )
     return rows
