@@ -19,13 +19,14 @@ def _report(steps: int) -> list[OutcomeCount]:
 
 
 def test_chain_steps_one_point_per_step_and_arm_for_chain_runs_only() -> None:
-    rows = charts.chain_rows({"chain-run": _report(5), "flat-run": _report(1)})
+    points = charts.chain_rows({"chain-run": _report(5), "flat-run": _report(1)})
+    rows = [point.model_dump() for point in points]
     assert {r["run"] for r in rows} == {"chain-run"}
     assert [(r["step"], r["arm"], r["reuse_rate"]) for r in rows[:2]] == [
         (1, "mess-00", 0.9),
         (1, "mess-10", 0.9),
     ]
-    spec = charts.chain_steps(rows)
+    spec = charts.chain_steps(points)
     assert spec is not None and spec["spec"]["encoding"]["x"]["field"] == "step"
     assert charts.chain_steps([]) is None
 

@@ -129,7 +129,7 @@ def test_scenario_report_puts_runs_side_by_side_with_regressed_counts(tmp_path):
             assert step["tests"][arm][run]["regressed"] == test["favouring_reference"]
     markdown = render_scenario_markdown(record)
     assert f"| arm | {first} | {second} |" in markdown and "regressed" in markdown
-    levels = reuse_curve_rows({"dose": record})
+    levels = [point.model_dump() for point in reuse_curve_rows({"dose": record})]
     assert {(row["run"], row["level"]) for row in levels} == {
         (r, lv) for r in (first, second) for lv in (0, 3, 10)
     }

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from assay import evidence
 from assay.adjudication import load_adjudications
@@ -31,7 +30,11 @@ from assay.report.provenance import provenance as find_provenance
 from assay.report.rescore import build_rescore_reports, write_rescore_reports
 from assay.report.rescore import headlines as rescore_headlines
 from assay.report.run_records import RunReport
-from assay.report.scenarios import build_scenario_reports, write_scenario_reports
+from assay.report.scenarios import (
+    ScenarioReport,
+    build_scenario_reports,
+    write_scenario_reports,
+)
 
 OUTPUTS = tuple(
     path.as_posix()
@@ -61,20 +64,28 @@ OUTPUTS = tuple(
 STEPS = ("evidence", "run reports", "scenario reports", "duplication cost", "cells", "page")
 
 
-def _write_csv(path: Path, columns: Sequence[str], rows: list[dict[str, Any]]) -> None:
+def _write_csv(path: Path, header: Sequence[str], rows: Iterable[Sequence[object]]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(columns), extrasaction="ignore")
-        writer.writeheader()
-        writer.writerows(rows)
+        writer = csv.writer(handle)
+        writer.writerow(header)
+        writer.writerows(["" if value is None else value for value in row] for row in rows)
 
 
-def verdict_plot_rows(reports: Mapping[str, RunReport]) -> list[dict[str, Any]]:
+VERDICT_PLOT = ("run", "arm", "verdict", "cells")
+REUSE_PLOT = ("scenario", "run", "arm", "level", "reuse_rate", "reused", "scored", "cells")
+
+
+def verdict_plot_rows(reports: Mapping[str, RunReport]) -> list[tuple[str, str, str, int]]:
     """``verdicts_by_arm.csv``: cells per run, arm and verdict at step 1 (no empty rows)."""
+    return [(r.run, r.arm, r.outcome, r.cells) for r in outcome_rows(reports) if r.cells]
+
+
+def reuse_plot_rows(scenario_reports: Mapping[str, ScenarioReport]) -> list[tuple[object, ...]]:
+    """``reuse_by_level.csv``: the dose-response points (:func:`reuse_curve_rows`)."""
     return [
-        {"run": r["run"], "arm": r["arm"], "verdict": r["outcome"], "cells": r["cells"]}
-        for r in outcome_rows(reports)
-        if r["cells"]
+        (r.scenario, r.run, r.arm, r.level, r.reuse_rate, r.reused, r.scored, r.cells)
+        for r in reuse_curve_rows(scenario_reports)
     ]
 
 
@@ -156,12 +167,6 @@ def write_all(
     (tracked / "metrics.json").write_text(json.dumps(metrics, indent=2, sort_keys=True) + "\n")
     plots = tracked / "plots"
     _write_csv(
-        plots / "verdicts_by_arm.csv",
-        ["run", "arm", "verdict", "cells"],
-        verdict_plot_rows(reports["abstraction"]),
+        plots / "verdicts_by_arm.csv", VERDICT_PLOT, verdict_plot_rows(reports["abstraction"])
     )
-    _write_csv(
-        plots / "reuse_by_level.csv",
-        ["scenario", "run", "arm", "level", "reuse_rate", "reused", "scored", "cells"],
-        reuse_curve_rows(scenario_reports),
-    )
+    _write_csv(plots / "reuse_by_level.csv", REUSE_PLOT, reuse_plot_rows(scenario_reports))

@@ -29,6 +29,7 @@ from markupsafe import Markup, escape
 
 from assay.report import charts, vega
 from assay.report.cell_browser import CellRecord
+from assay.report.charts import ReusePoint
 from assay.report.codebase_sets import SCENARIOS as CODEBASE_SCENARIOS
 from assay.report.codebase_sets import CodebaseSets, table_rows
 from assay.report.compare import sentence
@@ -216,10 +217,10 @@ def _run_view(
     }
 
 
-def _undrawn(rows: list[dict[str, Any]]) -> list[str]:
+def _undrawn(rows: Sequence[ReusePoint]) -> list[str]:
     """The runs of the reuse curves without a single scored cell: named, never drawn at 0."""
-    runs = sorted({row["run"] for row in rows})
-    return [run for run in runs if all(r["scored"] == 0 for r in rows if r["run"] == run)]
+    runs = sorted({row.run for row in rows})
+    return [run for run in runs if all(r.scored == 0 for r in rows if r.run == run)]
 
 
 def _paired_data(primary: Mapping[str, RunReport]) -> dict[str, Any]:
