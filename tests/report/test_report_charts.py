@@ -44,10 +44,8 @@ def test_scenario_tables_keep_arm_order_and_runs_side_by_side() -> None:
         },
     }
     (step,) = _scenario_tables(_scenario(report))
-    assert [row["arm"] for row in step["rows"]] == ["clean", "inconsistent"]
-    cells = [
-        [c and c.model_dump(exclude_defaults=True) for c in row["cells"]] for row in step["rows"]
-    ]
+    assert [row.arm for row in step.rows] == ["clean", "inconsistent"]
+    cells = [[c and c.model_dump(exclude_defaults=True) for c in row.cells] for row in step.rows]
     assert cells[0] == [{"reused": 3}, None]
     assert cells[1] == [None, {"reused": 1}]
 

@@ -21,7 +21,6 @@ import re
 from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
-from typing import Any
 from urllib.parse import quote, urlencode
 
 import jinja2
@@ -37,6 +36,19 @@ from assay.report.costs import HEADLINE, VERDICTS, WITHIN_SUBJECT, Costs, pivot
 from assay.report.denominators import descriptive_text
 from assay.report.headline import Headline
 from assay.report.kinds import ABSTRACTION, CORRECTNESS, ReportKind
+from assay.report.page import (
+    HaltedRun,
+    Json,
+    OutcomeTable,
+    OutcomeTableRow,
+    Page,
+    Pairs,
+    QualifiedHeadline,
+    RunView,
+    ScenarioRowView,
+    ScenarioStepView,
+    ScenarioView,
+)
 from assay.report.primary import TEST_COLUMNS, multiple_arms_note
 from assay.report.provenance import Provenance
 from assay.report.rescore import RescoreReport
@@ -69,7 +81,7 @@ def code_spans(text: str) -> Markup:
     return Markup(re.sub(r"`([^`]+)`", r"<code>\1</code>", escaped))
 
 
-def _component(value: Any) -> str:
+def _component(value: object) -> str:
     """JavaScript's ``encodeURIComponent`` (the page's router decodes with it)."""
     return quote(str(value), safe="!*'()")
 
@@ -84,7 +96,7 @@ def subject_href(run: str, subject: str, step: int) -> str:
     return "#subject/" + "/".join(_component(part) for part in (run, subject, step))
 
 
-def cells_href(**filters: Any) -> str:
+def cells_href(**filters: object) -> str:
     """The cell browser filtered to the cells behind a number: ``#cells?run=a&arm=x,y``.
     A list value matches any of its items; ``None`` leaves that filter out."""
     query = {
@@ -118,7 +130,7 @@ def _linked_codebase_table(
     ]
 
 
-def _number(value: Any) -> str:
+def _number(value: object) -> str:
     if value is None:
         return "—"
     if isinstance(value, float):
@@ -130,26 +142,25 @@ def _static(name: str) -> str:
     return resources.files("assay.report").joinpath("templates", name).read_text(encoding="utf-8")
 
 
-def _scenario_tables(report: ScenarioReport) -> list[dict[str, Any]]:
+def _scenario_tables(report: ScenarioReport) -> list[ScenarioStepView]:
     """Per step: the side-by-side rows (arm × run) of the scenario report."""
     runs = [r.run for r in report.runs]
     steps = []
     for step, tables in sorted(report.steps.items(), key=lambda item: int(item[0])):
-        rows = []
-        for arm in report.arms:
-            rows.append(
-                {
-                    "arm": arm,
-                    "cells": [tables.cells.get(arm, {}).get(run) for run in runs],
-                    "subjects": [tables.subjects.get(arm, {}).get(run) for run in runs],
-                    "tests": [tables.tests.get(arm, {}).get(run) for run in runs],
-                }
+        rows = [
+            ScenarioRowView(
+                arm=arm,
+                cells=[tables.cells.get(arm, {}).get(run) for run in runs],
+                subjects=[tables.subjects.get(arm, {}).get(run) for run in runs],
+                tests=[tables.tests.get(arm, {}).get(run) for run in runs],
             )
-        steps.append({"step": int(step), "rows": rows})
+            for arm in report.arms
+        ]
+        steps.append(ScenarioStepView(step=int(step), rows=rows))
     return steps
 
 
-def pair_subjects(report: RunReport, kind: ReportKind = ABSTRACTION) -> dict[str, Any]:
+def pair_subjects(report: RunReport, kind: ReportKind = ABSTRACTION) -> Pairs:
     """Per ``step/arm`` compared with the reference: the subjects in each direction
     (``for`` = the reference arm higher, ``against``, ``tie``, ``incomplete``), so every count
     of a sign test links to its subjects' cells."""
@@ -158,7 +169,7 @@ def pair_subjects(report: RunReport, kind: ReportKind = ABSTRACTION) -> dict[str
         (row.step, row.subject, row.arm): row for row in report.subjects
     }
     rank = {value: index for index, value in enumerate(kind.scale)}
-    result: dict[str, dict[str, list[str]]] = {}
+    result: Pairs = {}
     for (step, subject, arm), row in sorted(medians.items()):
         if arm == reference:
             continue
@@ -175,7 +186,7 @@ def pair_subjects(report: RunReport, kind: ReportKind = ABSTRACTION) -> dict[str
     return result
 
 
-def outcome_table(report: RunReport, kind: ReportKind) -> dict[str, Any]:
+def outcome_table(report: RunReport, kind: ReportKind) -> OutcomeTable:
     """Cells per step and arm by outcome, columns in legend order (only outcomes present)."""
     present = {row.outcome for row in report.outcome_counts}
     columns = [o for o in kind.outcomes if o in present]
@@ -184,37 +195,35 @@ def outcome_table(report: RunReport, kind: ReportKind) -> dict[str, Any]:
         rows.setdefault((row.step, row.arm), {})[row.outcome] = row.cells
     arms = report.run.arms
     ordered = sorted(rows.items(), key=lambda item: (item[0][0], arms.index(item[0][1])))
-    return {
-        "columns": columns,
-        "rows": [{"step": s, "arm": a, "counts": counts} for (s, a), counts in ordered],
-    }
+    return OutcomeTable(
+        columns=columns,
+        rows=[OutcomeTableRow(step=s, arm=a, counts=counts) for (s, a), counts in ordered],
+    )
 
 
-def _run_view(
-    primary: RunReport, secondary: RunReport, rescored: RescoreReport | None
-) -> dict[str, Any]:
+def _run_view(primary: RunReport, secondary: RunReport, rescored: RescoreReport | None) -> RunView:
     """One run's section: the report, its qualifiers and the links behind its numbers."""
     run = primary.run
     deviation = bool(
         run.structure_evaluator
         and run.structure_evaluator != (run.preregistered_structure_evaluator,)
     )
-    return {
-        "run": run,
-        "report": primary,
-        "secondary": secondary,
-        "deviation": deviation,
-        "extraction_deviation": bool(
+    return RunView(
+        run=run,
+        report=primary,
+        secondary=secondary,
+        deviation=deviation,
+        extraction_deviation=bool(
             run.extraction and run.extraction != (run.preregistered_extraction,)
         ),
-        "rescoring": rescore_headlines(rescored) if rescored else [],
-        "adjudication": primary.adjudication,
-        "arms_note": multiple_arms_note(primary),
-        "pairs": pair_subjects(primary),
-        "secondary_pairs": pair_subjects(secondary, CORRECTNESS),
-        "outcomes": outcome_table(primary, ABSTRACTION),
-        "secondary_outcomes": outcome_table(secondary, CORRECTNESS),
-    }
+        rescoring=rescore_headlines(rescored) if rescored else [],
+        adjudication=primary.adjudication,
+        arms_note=multiple_arms_note(primary),
+        pairs=pair_subjects(primary),
+        secondary_pairs=pair_subjects(secondary, CORRECTNESS),
+        outcomes=outcome_table(primary, ABSTRACTION),
+        secondary_outcomes=outcome_table(secondary, CORRECTNESS),
+    )
 
 
 def _undrawn(rows: Sequence[ReusePoint]) -> list[str]:
@@ -223,7 +232,7 @@ def _undrawn(rows: Sequence[ReusePoint]) -> list[str]:
     return [run for run in runs if all(r.scored == 0 for r in rows if r.run == run)]
 
 
-def _paired_data(primary: Mapping[str, RunReport]) -> dict[str, Any]:
+def _paired_data(primary: Mapping[str, RunReport]) -> Json:
     """What the paired view of a subject's arms needs beyond the cells: each run's arms,
     reference arm and per-subject lower medians."""
     return {
@@ -241,7 +250,7 @@ def _paired_data(primary: Mapping[str, RunReport]) -> dict[str, Any]:
     }
 
 
-def _shared_prompts(cells: Sequence[CellRecord]) -> dict[str, object]:
+def _shared_prompts(cells: Sequence[CellRecord]) -> Json:
     """The cells as the page's JSON, with each distinct prompt stored once (repeats share
     their prompt)."""
     index: dict[str, int] = {}
@@ -255,7 +264,7 @@ def _shared_prompts(cells: Sequence[CellRecord]) -> dict[str, object]:
     return {"prompts": list(index), "cells": rows}
 
 
-def _qualified_headline(report: RunReport) -> dict[str, Any]:
+def _qualified_headline(report: RunReport) -> QualifiedHeadline:
     """The headline's rates with their numerators and denominators, and what stands in place of
     a p-value below the minimum inference set."""
     run = report.run
@@ -267,18 +276,18 @@ def _qualified_headline(report: RunReport) -> dict[str, Any]:
     tests = [t for t in report.sign_tests if t.step == 1]
     complete = min((t.complete_subjects for t in tests), default=0)
     reference = rates.get(run.reference_arm)
-    return {
-        "reference": reference.text if reference else "",
-        "lowest": f"{lowest.arm}: {lowest.text}" if lowest else "",
-        "highest": f"{highest.arm}: {highest.text}" if highest and highest is not lowest else "",
-        "unscored_others": sum(r.unscored for r in others),
-        "descriptive": (
+    return QualifiedHeadline(
+        reference=reference.text if reference else "",
+        lowest=f"{lowest.arm}: {lowest.text}" if lowest else "",
+        highest=f"{highest.arm}: {highest.text}" if highest and highest is not lowest else "",
+        unscored_others=sum(r.unscored for r in others),
+        descriptive=(
             descriptive_text(complete, run.minimum_subjects)
             if tests and complete < run.minimum_subjects
             else None
         ),
-        "missingness": bool(report.missingness),
-    }
+        missingness=bool(report.missingness),
+    )
 
 
 def real_first(run: LabelledRun) -> tuple[bool, str]:
@@ -295,7 +304,7 @@ def page_context(
     cells: Sequence[CellRecord],
     provenance: Provenance,
     rescored: Mapping[str, RescoreReport] | None = None,
-) -> dict[str, Any]:
+) -> Page:
     primary = reports[ABSTRACTION.name]
     secondary = reports[CORRECTNESS.name]
     runs = sorted((report.run for report in primary.values()), key=real_first)
@@ -326,57 +335,55 @@ def page_context(
         ),
     }
     scenarios = [
-        {
-            "name": name,
-            "codebase": name in CODEBASE_SCENARIOS,
-            "runs": report.runs,
-            "simulated": any(r.simulated for r in report.runs),
-            "steps": _scenario_tables(report),
-            "excluded": report.excluded,
-            "comparisons": report.model_comparisons,
-        }
+        ScenarioView(
+            name=name,
+            codebase=name in CODEBASE_SCENARIOS,
+            runs=report.runs,
+            simulated=any(r.simulated for r in report.runs),
+            steps=_scenario_tables(report),
+            excluded=report.excluded,
+            comparisons=report.model_comparisons,
+        )
         for name, report in sorted(scenario_reports.items())
     ]
-    return {
-        "provenance": provenance,
-        "runs": runs,
-        "run_views": [
-            _run_view(primary[r.run], secondary[r.run], rescored.get(r.run)) for r in runs
-        ],
-        "pooled_runs": [r.run for r in costs.pooled_runs],
-        "headlines": headlines,
-        "qualified": {r.run: _qualified_headline(primary[r.run]) for r in runs},
-        "any_simulated": any(r.simulated for r in runs),
-        "all_simulated": all(r.simulated for r in runs),
-        "awaiting": [r for r in runs if r.authorization == "awaiting-authorization"],
-        "primary": [primary[r.run] for r in runs],
-        "secondary": [secondary[r.run] for r in runs],
-        "test_columns": TEST_COLUMNS,
-        "charts": chart_specs,
-        "scenarios": [s for s in scenarios if not s["codebase"]],
-        "codebase_scenarios": [s for s in scenarios if s["codebase"]],
-        "codebase_sets": codebase_sets,
-        "codebase_table": _linked_codebase_table(codebase_sets),
-        "costs": costs,
-        "cost_by_verdict": pivot(costs.by_verdict),
-        "cost_labels": labels,
-        "verdicts": VERDICTS,
-        "undrawn": _undrawn(charts.reuse_curve_rows(scenario_reports)),
-        "halted": [
-            {"run": name, "summary": report.stopped.summary}
+    return Page(
+        provenance=provenance,
+        runs=runs,
+        run_views=[_run_view(primary[r.run], secondary[r.run], rescored.get(r.run)) for r in runs],
+        pooled_runs=[r.run for r in costs.pooled_runs],
+        headlines=dict(headlines),
+        qualified={r.run: _qualified_headline(primary[r.run]) for r in runs},
+        any_simulated=any(r.simulated for r in runs),
+        all_simulated=all(r.simulated for r in runs),
+        awaiting=[r for r in runs if r.authorization == "awaiting-authorization"],
+        primary=[primary[r.run] for r in runs],
+        secondary=[secondary[r.run] for r in runs],
+        test_columns=TEST_COLUMNS,
+        charts=chart_specs,
+        scenarios=[s for s in scenarios if not s.codebase],
+        codebase_scenarios=[s for s in scenarios if s.codebase],
+        codebase_sets=codebase_sets,
+        codebase_table=_linked_codebase_table(codebase_sets),
+        costs=costs,
+        cost_by_verdict=pivot(costs.by_verdict),
+        cost_labels=labels,
+        verdicts=VERDICTS,
+        undrawn=_undrawn(charts.reuse_curve_rows(scenario_reports)),
+        halted=[
+            HaltedRun(run=name, summary=report.stopped.summary)
             for name, report in sorted(primary.items())
             if any(row.outcome == "halted" for row in report.outcome_counts)
         ],
-        "cells": _shared_prompts(cells),
-        "paired": _paired_data(primary),
-        "style": _static("report.css"),
-        "script": _static("browser.js"),
-        "vega": vega.javascript(),
-    }
+        cells=_shared_prompts(cells),
+        paired=_paired_data(primary),
+        style=_static("report.css"),
+        script=_static("browser.js"),
+        vega=vega.javascript(),
+    )
 
 
-def render_page(context: dict[str, Any]) -> str:
-    return _environment().get_template("index.html.j2").render(**context)
+def render_page(page: Page) -> str:
+    return _environment().get_template("index.html.j2").render(**dict(page))
 
 
 DVC_PLOTS_TEMPLATE = "dvc_plots_template.html"
@@ -392,8 +399,8 @@ def write_dvc_plots_template(out: Path) -> Path:
     return path
 
 
-def write_page(context: dict[str, Any], out: Path) -> Path:
+def write_page(page: Page, out: Path) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     path = out / PAGE
-    path.write_text(render_page(context), encoding="utf-8")
+    path.write_text(render_page(page), encoding="utf-8")
     return path

@@ -8,15 +8,13 @@ Field names are the JSON's keys. A row record leaves out the ``run`` column its 
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import Field
 
 from assay.evidence import RunRow
 from assay.records import Frozen
 
 
-def _absent(value: Any) -> bool:
+def _absent(value: object) -> bool:
     return value is None
 
 
