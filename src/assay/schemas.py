@@ -12,8 +12,10 @@ every schema's ``$id`` and ``version``, and in every bundle manifest.
   published correctness row, code metrics);
 - ``paa-operating-record``: what a run did and under which terms (plan, authorization, every
   provider call, ledger lines, image pin, subject digests, prompts, bundle manifests);
-- ``paa-report``: a run's report (``data/report/runs/<run>/<kind>.json``, a bundle's
-  ``report/<kind>.json``) and its rescoring report (``data/report/rescore/<run>.json``).
+- ``paa-report``: the report files: a run's report (``data/report/runs/<run>/<kind>.json``, a
+  bundle's ``report/<kind>.json``), its rescoring report (``data/report/rescore/<run>.json``), a
+  scenario report, the codebase sets, the duplication cost, a cross-model comparison (``assay
+  compare --format json``) and a run's headline (an entry of ``reports/metrics.json``).
 """
 
 from __future__ import annotations
@@ -57,8 +59,13 @@ def _members() -> dict[str, tuple[type[BaseModel], ...]]:
         LedgerOutcome,
     )
     from assay.plan import Plan
+    from assay.report.codebase_sets import CodebaseSets
+    from assay.report.compare import ModelComparison
+    from assay.report.costs import Costs
+    from assay.report.headline import Headline
     from assay.report.rescore import RescoreReport
     from assay.report.run_records import RunReport
+    from assay.report.scenarios import ScenarioReport
 
     return {
         "paa-task": (Task,),
@@ -68,7 +75,10 @@ def _members() -> dict[str, tuple[type[BaseModel], ...]]:
             LedgerOutcome, LedgerHalt, ImageRecord, SubjectRow, PromptRow, SentPromptRow, RunManifest,
             BundleManifest,
         ),
-        "paa-report": (RunReport, RescoreReport),
+        "paa-report": (
+            RunReport, RescoreReport, ScenarioReport, CodebaseSets, Costs, ModelComparison,
+            Headline,
+        ),
     }  # fmt: skip
 
 
