@@ -12,22 +12,9 @@ from pathlib import Path
 import duckdb
 
 from assay.adjudication import Adjudication, as_rows, resolve, unknown_ids, unknown_runs
-from assay.records import Frozen
 from assay.report.query import rows
 from assay.report.run_records import Adjudicated, AdjudicatedEntry, AdjudicatedTest, LabelledRun
-from assay.report.verdict_sets import comparisons
-
-
-class PreregisteredVerdict(Frozen):
-    """A cell's verdict under its run's preregistered structural evaluator."""
-
-    run: str
-    cell_id: str
-    step: int
-    subject: str
-    arm: str
-    repeat: int
-    verdict: str | None
+from assay.report.verdict_sets import CellVerdict, before_and_after, comparisons
 
 
 def build_adjudicated(
@@ -41,9 +28,9 @@ def build_adjudicated(
         "FROM verdict_versions v JOIN runs r ON r.run = v.run "
         "AND v.evaluator_version = r.preregistered_structure_evaluator "
         "ORDER BY v.run, v.step, v.subject, v.arm, v.repeat",
-        PreregisteredVerdict,
+        CellVerdict,
     )
-    by_run: dict[str, list[PreregisteredVerdict]] = {}
+    by_run: dict[str, list[CellVerdict]] = {}
     for row in preregistered:
         by_run.setdefault(row.run, []).append(row)
     named = [(r.run, r.cell_id, r.step) for r in preregistered]
@@ -55,7 +42,6 @@ def build_adjudicated(
         verdicts = {(c.cell_id, c.step): c.verdict for c in cells}
         applied = resolve(entries, name, verdicts, version, source)
         adjudicated = {**verdicts, **{key: entry.verdict for key, entry in applied.items()}}
-        with_ = {(t.step, t.arm): t for t in comparisons(cells, adjudicated, run)}
         result[name] = Adjudicated(
             source=source.as_posix(),
             version=version,
@@ -63,17 +49,12 @@ def build_adjudicated(
             adjudicated_cells=len(applied),
             entries=tuple(AdjudicatedEntry(**entry) for entry in as_rows(applied)),
             tests=tuple(
-                AdjudicatedTest(
-                    step=t.step,
-                    arm=t.arm,
-                    p_without=t.p_value,
-                    p_with=with_[(t.step, t.arm)].p_value,
-                    significant_without=t.significant,
-                    significant_with=with_[(t.step, t.arm)].significant,
-                    complete_without=t.complete_subjects,
-                    complete_with=with_[(t.step, t.arm)].complete_subjects,
+                AdjudicatedTest.model_validate(pair)
+                for pair in before_and_after(
+                    comparisons(cells, verdicts, run),
+                    comparisons(cells, adjudicated, run),
+                    ("without", "with"),
                 )
-                for t in comparisons(cells, verdicts, run)
             ),
             entries_for_undeclared_runs=stray,
         )

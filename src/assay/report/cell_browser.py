@@ -19,7 +19,7 @@ import duckdb
 from pydantic import SerializeAsAny
 
 from assay.evidence.rows import LOCAL_CASE_COLUMNS
-from assay.records import Frozen
+from assay.records import CellKey, Frozen
 from assay.report.query import rows
 from assay.structure.explain import RULE_TEXT
 
@@ -36,15 +36,9 @@ DETAIL_COLUMNS = (
 """The other ``cell_details`` columns a cell record carries as they are."""
 
 
-class CellDetail(Frozen):
+class CellDetail(CellKey):
     """``cell_details``: one provider call with everything that explains its outcome."""
 
-    run: str
-    cell_id: str
-    subject: str
-    arm: str
-    repeat: int
-    step: int
     scenario: str
     model: str
     simulated: bool
@@ -152,15 +146,9 @@ class Explanation(Frozen):
     declared_primitives: tuple[str, ...]
 
 
-class CellRecord(Frozen):
+class CellRecord(CellKey):
     """One cell for the cell browser and ``assay show``."""
 
-    run: str
-    cell_id: str
-    subject: str
-    arm: str
-    repeat: int
-    step: int
     status: str
     outcome: str | None
     verdict_reason: str | None

@@ -140,14 +140,24 @@ def with_holm(tests: list[SignTest]) -> list[SignTest]:
     return held
 
 
-def _versions(
+class RunVersions(Frozen):
+    run: str
+    versions: tuple[int, ...]
+
+
+def versions_by_run(
     con: duckdb.DuckDBPyConnection, column: str, table: str
 ) -> dict[str, tuple[int, ...]]:
-    """Per run, the distinct ``column`` values of ``table``, in order."""
-    listed = con.execute(
-        f"SELECT run, list(DISTINCT {column} ORDER BY {column}) FROM {table} GROUP BY run"
-    ).fetchall()
-    return {run: tuple(versions) for run, versions in listed}
+    """Per run, the distinct ``column`` values of ``table`` (an evaluator or extraction
+    version), in order."""
+    listed = rows(
+        con,
+        f"SELECT run, list(DISTINCT {column} ORDER BY {column}) AS versions FROM {table} "
+        "GROUP BY run",
+        RunVersions,
+        query=f"{column} of {table}",
+    )
+    return {row.run: row.versions for row in listed}
 
 
 def build_reports(
@@ -177,8 +187,10 @@ def build_reports(
         for run, grouped in _query(con, "repeat_agreement.sql", AgreementRow, kind).items()
     }
     # only the abstraction report reads verdicts (the correctness bundle holds none)
-    scored_with = _versions(con, "evaluator_version", "verdicts") if kind == ABSTRACTION else {}
-    extracted_with = _versions(con, "extraction_version", "candidates")
+    scored_with = (
+        versions_by_run(con, "evaluator_version", "verdicts") if kind == ABSTRACTION else {}
+    )
+    extracted_with = versions_by_run(con, "extraction_version", "candidates")
     built = {}
     for labelled in runs:
         name = labelled.run

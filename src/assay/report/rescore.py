@@ -25,26 +25,30 @@ from pydantic import Field
 
 from assay.records import Frozen
 from assay.report.denominators import descriptive_text
-from assay.report.primary import SIMULATED_BANNER, markdown_table, write_report_files
+from assay.report.primary import (
+    SIMULATED_BANNER,
+    markdown_table,
+    versions_by_run,
+    write_report_files,
+)
 from assay.report.query import rows
 from assay.report.run_records import LabelledRun
-from assay.report.verdict_sets import SetComparison, Verdicts, comparisons
+from assay.report.verdict_sets import (
+    CellVerdict,
+    SetComparison,
+    Verdicts,
+    before_and_after,
+    comparisons,
+)
 
 CHANGE_COLUMNS = ["step", "subject", "arm", "repeat", "preregistered", "rescored", "reason"]
 PLACE = {"step", "subject", "arm", "repeat", "cell_id"}
 """Where a changed cell is: the fields every change row starts with."""
 
 
-class ScoredCell(Frozen):
+class ScoredCell(CellVerdict):
     """A cell's verdict (or why it has none) under one structural evaluator version."""
 
-    run: str
-    cell_id: str
-    step: int
-    subject: str
-    arm: str
-    repeat: int
-    verdict: str | None
     reason: str | None
     evaluator_version: int
 
@@ -158,20 +162,8 @@ def _headline(
 
 
 def _tests(before: list[SetComparison], after: list[SetComparison]) -> tuple[TestChange, ...]:
-    rescored = {(t.step, t.arm): t for t in after}
-    return tuple(
-        TestChange(
-            step=t.step,
-            arm=t.arm,
-            p_before=t.p_value,
-            p_after=rescored[(t.step, t.arm)].p_value,
-            significant_before=t.significant,
-            significant_after=rescored[(t.step, t.arm)].significant,
-            complete_before=t.complete_subjects,
-            complete_after=rescored[(t.step, t.arm)].complete_subjects,
-        )
-        for t in before
-    )
+    pairs = before_and_after(before, after, ("before", "after"))
+    return tuple(TestChange.model_validate(pair) for pair in pairs)
 
 
 def _structure_diffs(
@@ -261,13 +253,6 @@ def _by_version(cells: Iterable[C], version: Callable[[C], int]) -> dict[str, di
     return by_run
 
 
-def _listed(con: duckdb.DuckDBPyConnection, column: str, table: str) -> dict[str, tuple[int, ...]]:
-    listed = con.execute(
-        f"SELECT run, list(DISTINCT {column} ORDER BY {column}) FROM {table} GROUP BY run"
-    ).fetchall()
-    return {run: tuple(versions) for run, versions in listed}
-
-
 def build_rescore_reports(con: duckdb.DuckDBPyConnection) -> dict[str, RescoreReport]:
     """One verdict-diff report per run that has side-by-side versions."""
     runs = {r.run: r for r in rows(con, "SELECT * FROM runs ORDER BY run", LabelledRun)}
@@ -292,8 +277,8 @@ def build_rescore_reports(con: duckdb.DuckDBPyConnection) -> dict[str, RescoreRe
         ),
         lambda cell: cell.extraction_version,
     )
-    scored = _listed(con, "evaluator_version", "verdicts")
-    extracted = _listed(con, "extraction_version", "candidates")
+    scored = versions_by_run(con, "evaluator_version", "verdicts")
+    extracted = versions_by_run(con, "extraction_version", "candidates")
     reports = {}
     for name in sorted(set(structure) | set(extraction)):
         run = runs[name]

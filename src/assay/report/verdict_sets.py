@@ -9,10 +9,9 @@ and an "after" differ only in the verdicts.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Protocol
 
 from assay.evidence import RunRow
-from assay.records import ORDINAL_VERDICTS, Frozen
+from assay.records import ORDINAL_VERDICTS, CellKey, Frozen
 from assay.stats import paired_comparison
 
 
@@ -36,19 +35,10 @@ Verdicts = Mapping[tuple[str, int], str | None]
 """A run's verdicts by ``(cell_id, step)``."""
 
 
-class Cell(Protocol):
-    """What a cell row says of its place: its id, step, subject, arm and repeat."""
+class CellVerdict(CellKey):
+    """A cell's verdict under one structural evaluator version (``None``: missing)."""
 
-    @property
-    def cell_id(self) -> str: ...
-    @property
-    def step(self) -> int: ...
-    @property
-    def subject(self) -> str: ...
-    @property
-    def arm(self) -> str: ...
-    @property
-    def repeat(self) -> int: ...
+    verdict: str | None
 
 
 class SetComparison(Frozen):
@@ -67,7 +57,7 @@ class SetComparison(Frozen):
 
 
 def outcomes_by_step(
-    cells: Iterable[Cell], verdicts: Verdicts
+    cells: Iterable[CellKey], verdicts: Verdicts
 ) -> dict[int, dict[str, dict[str, list[str | None]]]]:
     """``{step: {subject: {arm: [verdict of each repeat, in repeat order]}}}``."""
     grouped: dict[int, dict[str, dict[str, list[tuple[int, str | None]]]]] = {}
@@ -83,7 +73,7 @@ def outcomes_by_step(
     }
 
 
-def comparisons(cells: Iterable[Cell], verdicts: Verdicts, run: RunRow) -> list[SetComparison]:
+def comparisons(cells: Iterable[CellKey], verdicts: Verdicts, run: RunRow) -> list[SetComparison]:
     """The reference arm against every other arm, per step, as the primary report computes it."""
     rows = []
     for step, outcomes in sorted(outcomes_by_step(cells, verdicts).items()):
@@ -121,4 +111,24 @@ def comparisons(cells: Iterable[Cell], verdicts: Verdicts, run: RunRow) -> list[
                     **decision.model_dump(),
                 )
             )
+    return rows
+
+
+def before_and_after(
+    before: Iterable[SetComparison], after: Iterable[SetComparison], labels: tuple[str, str]
+) -> list[dict[str, object]]:
+    """Each comparison of ``before`` beside the same step and arm's of ``after``: its ``step``
+    and ``arm``, and ``p_``, ``significant_`` and ``complete_`` of each, suffixed with its
+    label (``before``/``after``, ``without``/``with``): the fields of a side-by-side record."""
+    matched = {(t.step, t.arm): t for t in after}
+    rows = []
+    for test in before:
+        row: dict[str, object] = {"step": test.step, "arm": test.arm}
+        for label, side in zip(labels, (test, matched[(test.step, test.arm)]), strict=True):
+            row |= {
+                f"p_{label}": side.p_value,
+                f"significant_{label}": side.significant,
+                f"complete_{label}": side.complete_subjects,
+            }
+        rows.append(row)
     return rows
