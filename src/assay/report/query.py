@@ -30,9 +30,9 @@ def _columns(cursor: duckdb.DuckDBPyConnection) -> list[str]:
 
 
 def _mismatch(query: str, row: type[Frozen], columns: Sequence[str], error: ValidationError) -> str:
-    expected = set(row.model_fields)
-    missing = sorted(expected - set(columns))
-    unexpected = sorted(set(columns) - expected)
+    required = {name for name, field in row.model_fields.items() if field.is_required()}
+    missing = sorted(required - set(columns))
+    unexpected = sorted(set(columns) - set(row.model_fields))
     said = []
     if missing:
         said.append("missing column " + ", ".join(f"`{name}`" for name in missing))
