@@ -314,12 +314,22 @@ def _step_label(step: int) -> str:
     return "" if step == 1 else f" step {step}"
 
 
-def p_text(p: float | None, complete: int | None = None, minimum: int = 0) -> str:
-    """A p-value as the lines show it: below the minimum inference set, the primary report
-    shows no p (descriptive only), so neither does a rescoring line."""
-    if complete is not None and p is not None and complete < minimum:
-        return descriptive_text(complete, minimum)
+def p_text(p: float | None) -> str:
     return "—" if p is None else f"{p:.4g}"
+
+
+def _p_moved(test: TestChange, minimum: int) -> str:
+    """``p 0.0004883 → 1``; a side below the minimum inference set shows no p, as the primary
+    report does: ``descriptive only (6 of 10) → p 0.03``."""
+    sides = ((test.p_before, test.complete_before), (test.p_after, test.complete_after))
+    if all(p is None or complete >= minimum for p, complete in sides):
+        return f"p {p_text(test.p_before)} → {p_text(test.p_after)}"
+    return " → ".join(
+        descriptive_text(complete, minimum)
+        if p is not None and complete < minimum
+        else f"p {p_text(p)}"
+        for p, complete in sides
+    )
 
 
 def _significance_change(test: TestChange, preregistered: str, version: str) -> str:
@@ -333,8 +343,8 @@ def _significance_change(test: TestChange, preregistered: str, version: str) -> 
 
 def _moved(tests: Iterable[TestChange], before: str, after: str, minimum: int) -> list[str]:
     return [
-        f"{t.arm}{_step_label(t.step)}: p {p_text(t.p_before, t.complete_before, minimum)} → "
-        f"{p_text(t.p_after, t.complete_after, minimum)}" + _significance_change(t, before, after)
+        f"{t.arm}{_step_label(t.step)}: {_p_moved(t, minimum)}"
+        + _significance_change(t, before, after)
         for t in tests
         if t.p_before != t.p_after or t.significant_before != t.significant_after
     ]
