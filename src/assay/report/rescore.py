@@ -16,7 +16,7 @@ version's changed cells (verdict or missing reason: ``rejected (module-statement
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TypeVar
 
@@ -91,21 +91,23 @@ class TestChange(Frozen):
     complete_after: int
 
 
-class StructureDiff(Frozen):
+class VersionDiff(Frozen):
+    """Another version against the preregistered one: its headline, the subjects it changes
+    and every sign test before and after."""
+
     version: int
     headline: str
-    changed_verdicts: int
     changed_subjects: int
     tests: tuple[TestChange, ...]
+
+
+class StructureDiff(VersionDiff):
+    changed_verdicts: int
     changes: tuple[VerdictChange, ...]
 
 
-class ExtractionDiff(Frozen):
-    version: int
-    headline: str
+class ExtractionDiff(VersionDiff):
     changed_cells: int
-    changed_subjects: int
-    tests: tuple[TestChange, ...]
     changes: tuple[OutcomeChange, ...]
 
 
@@ -166,39 +168,55 @@ def _tests(before: list[SetComparison], after: list[SetComparison]) -> tuple[Tes
     return tuple(TestChange.model_validate(pair) for pair in pairs)
 
 
+X = TypeVar("X", bound=ChangedCell)
+
+
+def _changes(
+    run: LabelledRun,
+    versions: Mapping[int, list[C]],
+    preregistered: int,
+    change: Callable[[C, C | None], X | None],
+) -> Iterator[tuple[int, list[X], tuple[TestChange, ...]]]:
+    """Every other version with its changed cells (``change`` of a preregistered cell and that
+    version's, ``None`` when unchanged) and each sign test before (the preregistered version's
+    cells) and after (that version's)."""
+    base = versions[preregistered]
+    base_tests = comparisons(base, _verdicts(base), run)
+    for version, cells in sorted(versions.items()):
+        if version == preregistered:
+            continue
+        other = {(r.cell_id, r.step): r for r in cells}
+        changed = [c for r in base if (c := change(r, other.get((r.cell_id, r.step))))]
+        yield version, changed, _tests(base_tests, comparisons(cells, _verdicts(cells), run))
+
+
+def _verdict_change(base: ScoredCell, again: ScoredCell | None) -> VerdictChange | None:
+    rescored = again.verdict if again else None
+    if rescored == base.verdict:
+        return None
+    return VerdictChange(
+        **base.model_dump(include=PLACE),
+        preregistered=base.verdict,
+        rescored=rescored,
+        reason=again.reason if again else None,
+    )
+
+
 def _structure_diffs(
     run: LabelledRun, versions: Mapping[int, list[ScoredCell]]
 ) -> list[StructureDiff]:
     preregistered = run.preregistered_structure_evaluator
-    base_rows = versions[preregistered]
-    base_tests = comparisons(base_rows, _verdicts(base_rows), run)
-    diffs = []
-    for version, cells in sorted(versions.items()):
-        if version == preregistered:
-            continue
-        other = _verdicts(cells)
-        reasons = {(r.cell_id, r.step): r.reason for r in cells}
-        changed = [
-            VerdictChange(
-                **r.model_dump(include=PLACE),
-                preregistered=r.verdict,
-                rescored=other.get((r.cell_id, r.step)),
-                reason=reasons.get((r.cell_id, r.step)),
-            )
-            for r in base_rows
-            if other.get((r.cell_id, r.step)) != r.verdict
-        ]
-        diffs.append(
-            StructureDiff(
-                version=version,
-                headline=_headline("", "verdict", version, preregistered, changed),
-                changed_verdicts=len(changed),
-                changed_subjects=_subjects(changed),
-                tests=_tests(base_tests, comparisons(cells, _verdicts(cells), run)),
-                changes=tuple(changed),
-            )
+    return [
+        StructureDiff(
+            version=version,
+            headline=_headline("", "verdict", version, preregistered, changed),
+            changed_verdicts=len(changed),
+            changed_subjects=_subjects(changed),
+            tests=tests,
+            changes=tuple(changed),
         )
-    return diffs
+        for version, changed, tests in _changes(run, versions, preregistered, _verdict_change)
+    ]
 
 
 def outcome_text(row: ScoredCell) -> str:
@@ -211,38 +229,31 @@ def outcome_text(row: ScoredCell) -> str:
     return str(row.verdict)
 
 
+def _outcome_change(base: ReextractedCell, again: ReextractedCell | None) -> OutcomeChange | None:
+    if again is None or (again.verdict, again.reason) == (base.verdict, base.reason):
+        return None
+    return OutcomeChange(
+        **base.model_dump(include=PLACE),
+        preregistered=outcome_text(base),
+        reextracted=outcome_text(again),
+    )
+
+
 def _extraction_diffs(
     run: LabelledRun, versions: Mapping[int, list[ReextractedCell]]
 ) -> list[ExtractionDiff]:
     preregistered = run.preregistered_extraction
-    base_rows = versions[preregistered]
-    base_tests = comparisons(base_rows, _verdicts(base_rows), run)
-    diffs = []
-    for version, cells in sorted(versions.items()):
-        if version == preregistered:
-            continue
-        other = {(r.cell_id, r.step): r for r in cells}
-        changed = [
-            OutcomeChange(
-                **r.model_dump(include=PLACE),
-                preregistered=outcome_text(r),
-                reextracted=outcome_text(again),
-            )
-            for r in base_rows
-            if (again := other.get((r.cell_id, r.step))) is not None
-            and (again.verdict, again.reason) != (r.verdict, r.reason)
-        ]
-        diffs.append(
-            ExtractionDiff(
-                version=version,
-                headline=_headline("extraction ", "outcome", version, preregistered, changed),
-                changed_cells=len(changed),
-                changed_subjects=_subjects(changed),
-                tests=_tests(base_tests, comparisons(cells, _verdicts(cells), run)),
-                changes=tuple(changed),
-            )
+    return [
+        ExtractionDiff(
+            version=version,
+            headline=_headline("extraction ", "outcome", version, preregistered, changed),
+            changed_cells=len(changed),
+            changed_subjects=_subjects(changed),
+            tests=tests,
+            changes=tuple(changed),
         )
-    return diffs
+        for version, changed, tests in _changes(run, versions, preregistered, _outcome_change)
+    ]
 
 
 def _by_version(cells: Iterable[C], version: Callable[[C], int]) -> dict[str, dict[int, list[C]]]:
