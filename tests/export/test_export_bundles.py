@@ -20,6 +20,7 @@ from assay.export import manifest as mf
 from assay.export.build import BESIDE_THE_BUNDLE, ExportError, export_run
 from assay.export.verify import verify_bundle
 from assay.report.primary import report_json
+from assay.report.run_records import RunReport
 from tests.conftest import BIN, stages_ran
 from tests.study import Study
 
@@ -79,7 +80,7 @@ def test_export_stage_writes_both_bundles_that_verify_offline_elsewhere(pipeline
         for section in BESIDE_THE_BUNDLE:  # built from evidence no bundle holds
             pipeline_report.pop(section, None)
         assert (bundle / "report" / f"{kind}.json").read_bytes() == report_json(
-            pipeline_report
+            RunReport.model_validate(pipeline_report)
         ).encode()
     manifest = json.loads((abstraction / mf.RUN_MANIFEST).read_text())
     listed = {entry["path"] for entry in manifest["files"]}

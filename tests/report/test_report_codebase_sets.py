@@ -7,16 +7,32 @@ from pathlib import Path
 
 import yaml
 
-from assay.report.codebase_sets import build_codebase_sets, render_codebase_sets_markdown
+from assay.report.codebase_sets import CodebaseSets, render_codebase_sets_markdown
+from assay.report.codebase_sets import build_codebase_sets as build_from_records
 from assay.report.primary import SIMULATED_BANNER
+from assay.report.scenarios import ScenarioReport
 
 CASE = yaml.safe_load((Path(__file__).parent / "cases" / "codebase_sets.yaml").read_text())
 
 
+def _scenario(name: str, partial: dict) -> ScenarioReport:
+    """A scenario report of the case's parts, what the table does not read left neutral."""
+    return ScenarioReport.model_validate({
+        "scenario": name, "excluded": [], "halted": {}, "model_comparisons": [], **partial,
+        "runs": [{"kind": "free API", "repeats": 2, **run} for run in partial["runs"]],
+        "steps": {step: {"subjects": {}, "tests": {}, "ambiguous": {}, **tables}
+                  for step, tables in partial["steps"].items()},
+    })  # fmt: skip
+
+
+def build_codebase_sets(reports: dict) -> CodebaseSets:
+    return build_from_records({name: _scenario(name, r) for name, r in reports.items()})
+
+
 def test_variants_are_rows_models_are_columns_and_each_run_is_named_when_a_model_has_several():
     report = build_codebase_sets(CASE["scenario_reports"])
-    assert report["models"] == ["haiku", "luna"]
-    assert [row["scenario"] for row in report["rows"]] == [
+    assert report.models == ("haiku", "luna")
+    assert [row.scenario for row in report.rows] == [
         "codebase-noimport",
         "codebase",
         "codebase-near",
@@ -35,11 +51,11 @@ def test_a_simulated_model_is_labelled_and_no_codebase_run_says_so():
         ],
     }
     report = build_codebase_sets(reports)
-    assert report["simulated_models"] == ["luna"]
+    assert report.simulated_models == ("luna",)
     assert SIMULATED_BANNER in render_codebase_sets_markdown(report)
 
     empty = build_codebase_sets({"v1": CASE["scenario_reports"]["v1"]})
-    assert empty["models"] == [] and "No run of a codebase scenario." in (
+    assert empty.models == () and "No run of a codebase scenario." in (
         render_codebase_sets_markdown(empty)
     )
 
@@ -54,7 +70,7 @@ def test_a_model_with_runs_of_two_prompting_modes_gets_a_column_per_mode():
         ],
     }
     report = build_codebase_sets(reports)
-    assert report["models"] == ["haiku", "luna · chat (API)", "luna · completion"]
+    assert report.models == ("haiku", "luna · chat (API)", "luna · completion")
     markdown = render_codebase_sets_markdown(report)
     assert "| target module | haiku | luna · chat (API) | luna · completion |" in markdown
     assert "| prompting mode | chat (API) | chat (API) | completion |" in markdown

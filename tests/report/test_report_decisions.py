@@ -5,10 +5,21 @@ from __future__ import annotations
 import pytest
 
 from assay.report.kinds import ABSTRACTION, CORRECTNESS
-from assay.report.primary import SECONDARY_NOTE, sign_test_rows
+from assay.report.primary import SECONDARY_NOTE
+from assay.report.primary import sign_test_rows as decided
+from assay.report.run_records import Comparison
 
 ROW = {"favouring_reference": 9, "favouring_arm": 0, "ties": 0, "p_value": 2 / 512,
        "alpha": 0.05, "complete_subjects": 9, "minimum_subjects": 10}  # fmt: skip
+
+
+PLACE = {"step": 1, "arm": "mess-01", "reference_arm": "mess-00", "incomplete_subjects": 0}
+
+
+def sign_test_rows(rows: list[dict], kind=ABSTRACTION) -> list[dict]:
+    """The decided rows of comparison rows (a comparison's place filled in), as dicts."""
+    tests = decided([Comparison(**{**PLACE, **row}) for row in rows], kind)
+    return [test.model_dump(mode="json") for test in tests]
 
 
 def test_nine_complete_subjects_all_one_way_are_descriptive_not_significant() -> None:

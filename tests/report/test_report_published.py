@@ -31,8 +31,10 @@ def test_published_cell_records_name_only_published_case_fields(tmp_path: Path) 
     data = tmp_path / "data"
     write_dose_evidence(data)
     con = connect(data)
-    published = [case for r in cell_records(con) for case in r["cases"]]
-    local = [case for r in cell_records(con, local=True) for case in r["cases"]]
+    published = [case for r in cell_records(con) for case in r.model_dump(mode="json")["cases"]]
+    local = [
+        case for r in cell_records(con, local=True) for case in r.model_dump(mode="json")["cases"]
+    ]
     assert published and {k for case in published for k in case} == {
         "index", "outcome", "exception_type"
     }  # fmt: skip

@@ -88,7 +88,8 @@ def test_duplication_cost_never_pools_two_modes_and_names_the_mode(reported: Pat
 def test_two_modes_of_one_model_compare_paired_and_are_named(
     reported: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    comparison = compare_runs(connect(reported), "qwen-chat", "qwen-completion")
+    record = compare_runs(connect(reported), "qwen-chat", "qwen-completion")
+    comparison = record.model_dump(mode="json")
     assert (comparison["first"]["mode"], comparison["second"]["mode"]) == (CHAT, COMPLETION)
     inconsistent = next(t for t in comparison["tests"] if t["arm"] == "inconsistent")
     assert (inconsistent["subjects"], inconsistent["first_more"], inconsistent["second_more"]) == (
@@ -96,7 +97,7 @@ def test_two_modes_of_one_model_compare_paired_and_are_named(
     )  # fmt: skip
     assert main(["compare", "qwen-chat", "qwen-completion", "--data", str(reported)]) == 0
     printed = capsys.readouterr().out
-    assert printed == render_comparison_markdown(comparison)
+    assert printed == render_comparison_markdown(record)
     assert "`qwen-chat` (qwen, prompting mode chat)" in printed
     assert f"`qwen-completion` (qwen, prompting mode {COMPLETION})" in printed
 

@@ -56,7 +56,7 @@ def write_evidence(data, seed, *, subjects=14, repeats=2, minimum=10):
 @pytest.mark.parametrize("seed", range(8))
 def test_sql_sign_tests_match_stats(tmp_path, seed):
     run, outcomes = write_evidence(tmp_path, seed, subjects=6 + seed * 2, repeats=1 + seed % 3)
-    report = build_reports(connect(tmp_path))[run]
+    report = build_reports(connect(tmp_path))[run].model_dump(mode="json")
     repeats = report["run"]["repeats"]
     for test in report["sign_tests"]:
         expected = paired_comparison(outcomes, reference_arm=ARMS[0], other_arm=test["arm"], repeats=repeats,
@@ -117,16 +117,19 @@ def test_scenario_report_puts_runs_side_by_side_with_regressed_counts(tmp_path):
     second, _ = write_evidence(tmp_path, 5)
     con = connect(tmp_path)
     primary = build_all(con)["abstraction"]
-    (report,) = build_scenario_reports(con, primary).values()
+    (record,) = build_scenario_reports(con, primary).values()
+    report = record.model_dump(mode="json")
     assert [r["run"] for r in report["runs"]] == [first, second]
     step = report["steps"]["1"]
     for arm in ARMS[1:]:
         for run in (first, second):
-            test = next(t for t in primary[run]["sign_tests"] if t["arm"] == arm)
+            test = next(
+                t for t in primary[run].model_dump(mode="json")["sign_tests"] if t["arm"] == arm
+            )
             assert step["tests"][arm][run]["regressed"] == test["favouring_reference"]
-    markdown = render_scenario_markdown(report)
+    markdown = render_scenario_markdown(record)
     assert f"| arm | {first} | {second} |" in markdown and "regressed" in markdown
-    levels = reuse_curve_rows({"dose": report})
+    levels = [point.model_dump() for point in reuse_curve_rows({"dose": record})]
     assert {(row["run"], row["level"]) for row in levels} == {
         (r, lv) for r in (first, second) for lv in (0, 3, 10)
     }

@@ -33,7 +33,7 @@ def test_a_version_that_changes_nothing_says_so(tmp_path: Path) -> None:
     table = _table("reused", "duplicated")
     write_run(tmp_path, "run-a", {7: {1: table}, 6: {1: table}})
     (report,) = build_rescore_reports(connect(tmp_path)).values()
-    (diff,) = report["diffs"]
+    (diff,) = report.model_dump(mode="json")["diffs"]
     assert (diff["version"], diff["changed_verdicts"], diff["changes"]) == (6, 0, [])
     assert headlines(report) == ["v6 changes no verdict of v7"]
 
@@ -48,7 +48,7 @@ def test_changed_cells_by_subject_arm_and_chain_step_with_p_before_and_after(
     v6[2]["s04"]["clean"] = ["duplicated", "reused"]
     write_run(tmp_path, "run-a", {7: v7, 6: v6}, scenario="chain")
     (report,) = build_rescore_reports(connect(tmp_path)).values()
-    (diff,) = report["diffs"]
+    (diff,) = report.model_dump(mode="json")["diffs"]
     changed = {(c["step"], c["subject"], c["arm"], c["repeat"], c["preregistered"], c["rescored"])
                for c in diff["changes"]}  # fmt: skip
     assert changed == {
@@ -76,8 +76,9 @@ def test_rescoring_keeps_the_preregistered_primary_and_flags_the_deviation(tmp_p
     table = _table("reused", "duplicated")
     write_run(tmp_path, "run-a", {7: {1: table}, 6: {1: table}}, reported=6)
     con = connect(tmp_path)
-    report = build_reports(con)["run-a"]
-    report["rescoring"] = headlines(build_rescore_reports(con)["run-a"])
+    report = build_reports(
+        con, rescoring={"run-a": headlines(build_rescore_reports(con)["run-a"])}
+    )["run-a"]
     markdown = render_markdown(report)
     assert "Deviation from the plan" in markdown and "v6 changes no verdict of v7" in markdown
 
@@ -104,16 +105,17 @@ def test_adjudication_is_reported_beside_the_preregistered_result(tmp_path: Path
     ]  # fmt: skip
     path = _adjudications(tmp_path, entries)
     con = connect(tmp_path / "data")
-    adjudicated = build_adjudicated(con, load_adjudications(path), path)["run-a"]
+    record = build_adjudicated(con, load_adjudications(path), path)["run-a"]
+    adjudicated = record.model_dump(mode="json")
     (test,) = adjudicated["tests"]
     assert (adjudicated["ambiguous_cells"], adjudicated["adjudicated_cells"]) == (9, 9)
     assert (test["complete_without"], test["complete_with"]) == (2, 11)
     assert test["significant_without"] is False and test["significant_with"] is True
-    primary = build_reports(con)["run-a"]
+    primary = build_reports(con)["run-a"].model_dump(mode="json")
     (primary_test,) = primary["sign_tests"]
     assert primary_test["complete_subjects"] == 2, "adjudication leaked into the primary result"
-    primary["adjudication"] = adjudicated
-    markdown = render_markdown(primary)
+    adjudged = build_reports(con, adjudication={"run-a": record})["run-a"]
+    markdown = render_markdown(adjudged)
     assert "With human adjudication of ambiguous cells (not the preregistered result)" in markdown
     assert "A. Person" in markdown
 
@@ -160,12 +162,14 @@ def test_cross_model_comparison_counts_reuse_per_subject(tmp_path: Path, case: d
     write_run(
         tmp_path, "b", {7: {1: _counts_table(case["second"])}}, arms=("clean",), model="haiku"
     )
-    comparison = compare_runs(connect(tmp_path), "a", "b")
+    record = compare_runs(connect(tmp_path), "a", "b")
+    comparison = record.model_dump(mode="json")
     (test,) = comparison["tests"]
     assert (test["first_more"], test["second_more"]) == (case["first_more"], case["second_more"])
     assert test["p_value"] == pytest.approx(case["p_value"])
     assert comparison["exploratory"] is True and "significant" not in test
-    assert f"on {case['first_more']} of {len(case['first'])} subjects" in sentence(comparison, test)
+    text = sentence(record, record.tests[0])
+    assert f"on {case['first_more']} of {len(case['first'])} subjects" in text
 
 
 def test_runs_of_different_scenarios_do_not_compare(tmp_path: Path) -> None:
@@ -194,30 +198,33 @@ def test_cost_report_leaves_simulated_runs_out_unless_asked_and_lists_what_it_po
     tmp_path: Path,
 ) -> None:
     _cost_study(tmp_path)
-    costs = build_costs(connect(tmp_path), None)
+    record = build_costs(connect(tmp_path), None)
+    costs = record.model_dump(mode="json")
     assert [r["run"] for r in costs["pooled_runs"]] == ["real"] and costs["simulated"] is False
     assert "simulated" in costs["excluded_runs"]["sim"]
     by_verdict = {r["verdict"]: r["mean_delta"] for r in costs["by_verdict"]}
     assert by_verdict["reused"] == 2.0 and by_verdict["duplicated"] < 100
-    markdown = render_costs_markdown(costs)
+    markdown = render_costs_markdown(record)
     assert (
         "pooled over 1 run(s)" in markdown and "- `real` (anthropic/claude-3-haiku, v1)" in markdown
     )
     assert "Not pooled: `sim` (simulated" in markdown and "SIMULATED MODEL" not in markdown
 
-    both = build_costs(connect(tmp_path), None, CostRuns(include_simulated=True))
+    both = build_costs(connect(tmp_path), None, CostRuns(include_simulated=True)).model_dump()
     assert [r["run"] for r in both["pooled_runs"]] == ["real", "sim"] and both["simulated"]
-    only = build_costs(connect(tmp_path), None, CostRuns(runs=("sim",), include_simulated=True))
+    only = build_costs(
+        connect(tmp_path), None, CostRuns(runs=("sim",), include_simulated=True)
+    ).model_dump()
     assert [r["run"] for r in only["pooled_runs"]] == ["sim"]
     assert "not in report.cost_runs.runs" in only["excluded_runs"]["real"]
     by_model = build_costs(connect(tmp_path), None, CostRuns(models=("haiku-3-bedrock",)),
-                           profiles={"real": "haiku-3-bedrock", "sim": "sim-follower"})  # fmt: skip
+                           profiles={"real": "haiku-3-bedrock", "sim": "sim-follower"}).model_dump()  # fmt: skip
     assert [r["run"] for r in by_model["pooled_runs"]] == ["real"]
 
 
 def test_cost_arm_comparison_uses_lower_medians_over_complete_repeats(tmp_path: Path) -> None:
     _cost_study(tmp_path)
-    (row,) = build_costs(connect(tmp_path), None)["by_arm"]
+    (row,) = build_costs(connect(tmp_path), None).model_dump()["by_arm"]
     assert (row["subjects"], row["incomplete_subjects"]) == (10, 1)
     assert (row["higher"], row["lower"], row["ties"]) == (9, 1, 0)
     assert row["p_value"] == pytest.approx(22 / 1024)
@@ -228,7 +235,7 @@ def test_cost_arm_comparison_below_the_minimum_is_never_significant(tmp_path: Pa
     _cost_study(tmp_path)
     con = connect(tmp_path)
     con.execute("UPDATE runs SET minimum_subjects = 11")
-    (row,) = build_costs(con, None)["by_arm"]
+    (row,) = build_costs(con, None).model_dump()["by_arm"]
     assert row["p_value"] < 0.05
     assert (row["significant"], row["descriptive_only"]) == (False, True)
 
@@ -247,12 +254,13 @@ def test_cross_model_counts_leave_out_a_subject_with_unscored_cells(tmp_path: Pa
     second["s01"]["clean"] = ["reused", "rejected"]
     write_run(tmp_path, "a", {7: {1: first}}, arms=("clean",), model="sol")
     write_run(tmp_path, "b", {7: {1: second}}, arms=("clean",), model="haiku")
-    comparison = compare_runs(connect(tmp_path), "a", "b")
+    record = compare_runs(connect(tmp_path), "a", "b")
+    comparison = record.model_dump(mode="json")
     (test,) = comparison["tests"]
     assert (test["subjects"], test["left_out"]) == (9, ["s00", "s01"])
     assert (test["first_more"], test["second_more"]) == (9, 0)
     assert comparison["unscored"] == {"a": {"ambiguous": 2}, "b": {"rejected": 1}}
-    assert "2 subjects left out, not scored in both" in sentence(comparison, test)
+    assert "2 subjects left out, not scored in both" in sentence(record, record.tests[0])
 
 
 def test_compare_refuses_simulated_against_real_and_a_side_with_nothing_scored(
@@ -280,9 +288,10 @@ def test_a_comparison_of_simulated_runs_says_so(tmp_path: Path) -> None:
 
     for run in ("a", "b"):
         write_run(tmp_path, run, {7: {1: _table("reused", "duplicated")}}, provider="simulated")
-    comparison = compare_runs(connect(tmp_path), "a", "b")
+    record = compare_runs(connect(tmp_path), "a", "b")
+    comparison = record.model_dump(mode="json")
     assert comparison["simulated"] is True
-    assert render_comparison_markdown(comparison).startswith(
+    assert render_comparison_markdown(record).startswith(
         "# Cross-model comparison (exploratory): a against b\n\n" + SIMULATED_BANNER
     )
 
@@ -306,7 +315,7 @@ def test_reextraction_lists_every_changed_outcome_with_p_before_and_after(tmp_pa
     _reextracted(tmp_path, preregistered=2, extracted_with=3)
     con = connect(tmp_path)
     report = build_rescore_reports(con)["run-a"]
-    extraction = report["extraction"]
+    extraction = report.model_dump(mode="json")["extraction"]
     assert (extraction["preregistered"], extraction["extracted_with"]) == (2, [3])
     (diff,) = extraction["diffs"]
     assert (diff["version"], diff["changed_cells"], diff["changed_subjects"]) == (3, 12, 6)
@@ -321,8 +330,7 @@ def test_reextraction_lists_every_changed_outcome_with_p_before_and_after(tmp_pa
     markdown = render_rescore_markdown(report)
     assert "## Re-extraction" in markdown and "### Extraction v3" in markdown
     assert "| 1 | s01 | inconsistent | 1 | rejected (module-statement) | duplicated |" in markdown
-    primary = build_reports(con)["run-a"]
-    primary["rescoring"] = headlines(report)
+    primary = build_reports(con, rescoring={"run-a": headlines(report)})["run-a"]
     text = render_markdown(primary)
     assert "candidates extracted with rules v3; the plan preregistered v2" in text
     assert "extraction v3 changes 12 outcomes of extraction v2" in text
@@ -332,6 +340,6 @@ def test_a_run_extracted_as_preregistered_carries_no_deviation(tmp_path: Path) -
     _reextracted(tmp_path, preregistered=3, extracted_with=3)
     con = connect(tmp_path)
     report = build_rescore_reports(con)["run-a"]
-    (diff,) = report["extraction"]["diffs"]
+    (diff,) = report.model_dump(mode="json")["extraction"]["diffs"]
     assert diff["version"] == 2 and diff["changed_cells"] == 12
     assert "Deviation from the plan" not in render_markdown(build_reports(con)["run-a"])

@@ -82,5 +82,5 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     schemas = subparsers.add_parser("schemas", help="the paa-* JSON Schemas")
     schemas_sub = schemas.add_subparsers(dest="schemas_command", required=True)
     write = schemas_sub.add_parser("write", help="regenerate schemas/ from the records")
-    write.add_argument("--out", default="schemas", help="folder to write the three schemas to")
+    write.add_argument("--out", default="schemas", help="folder to write the schemas to")
     write.set_defaults(handler=_schemas_write)

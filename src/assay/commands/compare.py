@@ -21,7 +21,7 @@ def _compare(args: argparse.Namespace) -> int:
     except (CompareError, FileNotFoundError, duckdb.Error) as exc:
         raise UsageError(str(exc)) from None
     if args.format == "json":
-        print(json.dumps(comparison, indent=2, sort_keys=True))
+        print(json.dumps(comparison.model_dump(mode="json"), indent=2, sort_keys=True))
     else:
         print(render_comparison_markdown(comparison), end="")
     return 0

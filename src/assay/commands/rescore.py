@@ -11,7 +11,6 @@ verdict diff against the preregistered version is ``data/report/rescore/RUN.md``
 from __future__ import annotations
 
 import argparse
-import json
 import subprocess
 import sys
 from pathlib import Path
@@ -47,11 +46,11 @@ def _rescore(args: argparse.Namespace) -> int:
             f"`{' '.join(command[2:])}` failed; the run needs its candidates (`dvc repro` first)"
         )
     from assay.evidence.paths import report_dir
-    from assay.report.rescore import headlines
+    from assay.report.rescore import RescoreReport, headlines
 
     diff = report_dir(Path(args.data)) / "rescore" / f"{args.run}.json"
 
-    for line in headlines(json.loads(diff.read_text(encoding="utf-8"))):
+    for line in headlines(RescoreReport.model_validate_json(diff.read_bytes())):
         print(line)
     print(f"every changed cell: {diff.with_suffix('.md')}")
     return 0

@@ -19,7 +19,7 @@ def _show(args: argparse.Namespace) -> int:
     except (FileNotFoundError, duckdb.Error) as exc:
         raise UsageError(str(exc)) from None
     if args.step is not None:
-        records = [r for r in records if r["step"] == args.step]
+        records = [r for r in records if r.step == args.step]
     if not records:
         raise UsageError(
             f"no cell {args.cell!r} in run {args.run!r} (cells look like subject/arm/r1; "

@@ -18,7 +18,6 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -36,6 +35,7 @@ from assay.export.selection import EVIDENCE_TABLES, KINDS, SHARED_TABLES, Table
 from assay.fixtures.scenarios import image_kind
 from assay.paid.ledger import LEDGER_FILE
 from assay.paid.ledger_records import LEDGER_RECORDS
+from assay.report.run_records import RunReport
 
 
 class ExportError(EvidenceError):
@@ -227,12 +227,11 @@ version's verdicts, the human adjudication file, another fresh run of the same p
 result, never inside it, so a bundle's report is compared with the pipeline's without them."""
 
 
-def _pipeline_report(path: Path) -> dict[str, Any]:
-    """The pipeline's run report less the sections in ``BESIDE_THE_BUNDLE``."""
-    report: dict[str, Any] = json.loads(path.read_bytes())
-    for section in BESIDE_THE_BUNDLE:
-        report.pop(section, None)
-    return report
+def _pipeline_report(path: Path) -> RunReport:
+    """The pipeline's run report (validated as the record it is) less the sections in
+    ``BESIDE_THE_BUNDLE``."""
+    report = RunReport.model_validate_json(path.read_bytes())
+    return report.model_copy(update=dict.fromkeys(BESIDE_THE_BUNDLE))
 
 
 def _verify_all(staging: Path, run: str, data: Path) -> None:

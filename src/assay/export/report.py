@@ -8,17 +8,17 @@ report implementation, whether the report comes from ``dvc repro``, ``export`` o
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from assay.evidence.paths import DATA
 from assay.report.database import connect
 from assay.report.kinds import ABSTRACTION, CORRECTNESS
 from assay.report.primary import build_reports, render_markdown, report_json
+from assay.report.run_records import RunReport
 
 _KINDS = {ABSTRACTION.name: ABSTRACTION, CORRECTNESS.name: CORRECTNESS}
 
 
-def bundle_report(bundle: Path, kind: str, run: str) -> dict[str, Any]:
+def bundle_report(bundle: Path, kind: str, run: str) -> RunReport:
     con = connect(bundle / DATA)
     try:
         return build_reports(con, _KINDS[kind])[run]
@@ -26,7 +26,7 @@ def bundle_report(bundle: Path, kind: str, run: str) -> dict[str, Any]:
         con.close()
 
 
-def report_files(kind: str, report: dict[str, Any]) -> dict[str, bytes]:
+def report_files(kind: str, report: RunReport) -> dict[str, bytes]:
     """The bundle's report files (same bytes as ``data/report/runs/<run>/<kind>.*``)."""
     return {
         f"report/{kind}.json": report_json(report).encode(),

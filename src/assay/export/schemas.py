@@ -1,5 +1,5 @@
 """The seed's JSON Schemas, generated from the records: ``paa-task``, ``paa-evidence-record``
-and ``paa-operating-record``.
+and ``paa-operating-record``; and ``paa-report``, the report files assay writes.
 
 Each schema is a JSON Schema (draft 2020-12) of the records as they are written (pydantic's
 serialization mode, aliases applied), one ``$defs`` entry per record; a record is validated
@@ -11,7 +11,11 @@ every schema's ``$id`` and ``version``, and in every bundle manifest.
 - ``paa-evidence-record``: per-call evaluator evidence (candidates, structural verdicts, the
   published correctness row, code metrics);
 - ``paa-operating-record``: what a run did and under which terms (plan, authorization, every
-  provider call, ledger lines, image pin, subject digests, prompts, bundle manifests).
+  provider call, ledger lines, image pin, subject digests, prompts, bundle manifests);
+- ``paa-report``: the report files: a run's report (``data/report/runs/<run>/<kind>.json``, a
+  bundle's ``report/<kind>.json``), its rescoring report (``data/report/rescore/<run>.json``), a
+  scenario report, the codebase sets, the duplication cost, a cross-model comparison (``assay
+  compare --format json``) and a run's headline (an entry of ``reports/metrics.json``).
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from pydantic import BaseModel, TypeAdapter
 
 from assay.core.records import SCHEMA_VERSION
 
-NAMES = ("paa-task", "paa-evidence-record", "paa-operating-record")
+NAMES = ("paa-task", "paa-evidence-record", "paa-operating-record", "paa-report")
 SCHEMA_DIR = Path(__file__).resolve().parents[3] / "schemas"
 """The committed copies (in a checkout of the repository)."""
 
@@ -55,6 +59,13 @@ def _members() -> dict[str, tuple[type[BaseModel], ...]]:
         LedgerOutcome,
     )
     from assay.paid.plan import Plan
+    from assay.report.codebase_sets import CodebaseSets
+    from assay.report.compare import ModelComparison
+    from assay.report.costs import Costs
+    from assay.report.headline import Headline
+    from assay.report.rescore import RescoreReport
+    from assay.report.run_records import RunReport
+    from assay.report.scenarios import ScenarioReport
 
     return {
         "paa-task": (Task,),
@@ -63,6 +74,10 @@ def _members() -> dict[str, tuple[type[BaseModel], ...]]:
             Plan, Authorization, CallRecord, LedgerHeader, LedgerAuthorization, LedgerIntent,
             LedgerOutcome, LedgerHalt, ImageRecord, SubjectRow, PromptRow, SentPromptRow, RunManifest,
             BundleManifest,
+        ),
+        "paa-report": (
+            RunReport, RescoreReport, ScenarioReport, CodebaseSets, Costs, ModelComparison,
+            Headline,
         ),
     }  # fmt: skip
 

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from assay import evidence
 from assay.config.params import CostRuns, Params
@@ -29,7 +28,12 @@ from assay.report.provenance import Provenance
 from assay.report.provenance import provenance as find_provenance
 from assay.report.rescore import build_rescore_reports, write_rescore_reports
 from assay.report.rescore import headlines as rescore_headlines
-from assay.report.scenarios import build_scenario_reports, write_scenario_reports
+from assay.report.run_records import RunReport
+from assay.report.scenarios import (
+    ScenarioReport,
+    build_scenario_reports,
+    write_scenario_reports,
+)
 from assay.science.adjudication import load_adjudications
 
 OUTPUTS = tuple(
@@ -60,20 +64,28 @@ OUTPUTS = tuple(
 STEPS = ("evidence", "run reports", "scenario reports", "duplication cost", "cells", "page")
 
 
-def _write_csv(path: Path, columns: Sequence[str], rows: list[dict[str, Any]]) -> None:
+def _write_csv(path: Path, header: Sequence[str], rows: Iterable[Sequence[object]]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(columns), extrasaction="ignore")
-        writer.writeheader()
-        writer.writerows(rows)
+        writer = csv.writer(handle)
+        writer.writerow(header)
+        writer.writerows(["" if value is None else value for value in row] for row in rows)
 
 
-def verdict_plot_rows(reports: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+VERDICT_PLOT = ("run", "arm", "verdict", "cells")
+REUSE_PLOT = ("scenario", "run", "arm", "level", "reuse_rate", "reused", "scored", "cells")
+
+
+def verdict_plot_rows(reports: Mapping[str, RunReport]) -> list[tuple[str, str, str, int]]:
     """``verdicts_by_arm.csv``: cells per run, arm and verdict at step 1 (no empty rows)."""
+    return [(r.run, r.arm, r.outcome, r.cells) for r in outcome_rows(reports) if r.cells]
+
+
+def reuse_plot_rows(scenario_reports: Mapping[str, ScenarioReport]) -> list[tuple[object, ...]]:
+    """``reuse_by_level.csv``: the dose-response points (:func:`reuse_curve_rows`)."""
     return [
-        {"run": r["run"], "arm": r["arm"], "verdict": r["outcome"], "cells": r["cells"]}
-        for r in outcome_rows(reports)
-        if r["cells"]
+        (r.scenario, r.run, r.arm, r.level, r.reuse_rate, r.reused, r.scored, r.cells)
+        for r in reuse_curve_rows(scenario_reports)
     ]
 
 
@@ -113,29 +125,24 @@ def write_all(
     with progress(len(STEPS), "report", unit="step") as bar:
         con = connect(data, runs)
         bar.update()
-        reports = build_all(con)
         rescored = build_rescore_reports(con)
-        if adjudications is not None:
-            entries = load_adjudications(adjudications)
-            adjudicated = build_adjudicated(con, entries, adjudications)
-        else:
-            adjudicated = {}
-        reproduced = reproductions(con)
-        for name, report in reports["abstraction"].items():
-            if name in reproduced:
-                report["reproduction"] = reproduced[name]
-            if name in rescored:
-                report["rescoring"] = rescore_headlines(rescored[name])
-            if name in adjudicated:
-                report["adjudication"] = adjudicated[name]
+        adjudicated = (
+            build_adjudicated(con, load_adjudications(adjudications), adjudications)
+            if adjudications is not None
+            else {}
+        )
+        reports = build_all(
+            con,
+            reproduction=reproductions(con),
+            rescoring={name: rescore_headlines(report) for name, report in rescored.items()},
+            adjudication=adjudicated,
+        )
         write_reports(reports, out)
         write_rescore_reports(rescored, out)
         bar.update()
-        scenario_reports = build_scenario_reports(con, reports["abstraction"])
-        for scenario_report in scenario_reports.values():
-            scenario_report["model_comparisons"] = scenario_comparisons(
-                con, scenario_report["runs"]
-            )
+        scenario_reports = build_scenario_reports(
+            con, reports["abstraction"], lambda runs: scenario_comparisons(con, runs)
+        )
         write_scenario_reports(scenario_reports, out)
         codebase_sets = build_codebase_sets(scenario_reports)
         write_codebase_sets(codebase_sets, out)
@@ -156,15 +163,10 @@ def write_all(
         write_dvc_plots_template(out)
         bar.update()
     tracked.mkdir(parents=True, exist_ok=True)
-    (tracked / "metrics.json").write_text(json.dumps(heads, indent=2, sort_keys=True) + "\n")
+    metrics = {name: head.model_dump(mode="json") for name, head in heads.items()}
+    (tracked / "metrics.json").write_text(json.dumps(metrics, indent=2, sort_keys=True) + "\n")
     plots = tracked / "plots"
     _write_csv(
-        plots / "verdicts_by_arm.csv",
-        ["run", "arm", "verdict", "cells"],
-        verdict_plot_rows(reports["abstraction"]),
+        plots / "verdicts_by_arm.csv", VERDICT_PLOT, verdict_plot_rows(reports["abstraction"])
     )
-    _write_csv(
-        plots / "reuse_by_level.csv",
-        ["scenario", "run", "arm", "level", "reuse_rate", "reused", "scored", "cells"],
-        reuse_curve_rows(scenario_reports),
-    )
+    _write_csv(plots / "reuse_by_level.csv", REUSE_PLOT, reuse_plot_rows(scenario_reports))

@@ -12,11 +12,15 @@ vector's input and expected value, the value returned and the exception message.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TypeVar
 
 import duckdb
+from pydantic import SerializeAsAny
 
-from assay.evidence.rows import LOCAL_CASE_COLUMNS, PUBLISHED_CASE_COLUMNS
+from assay.core.records import CellKey, Frozen
+from assay.evidence.rows import LOCAL_CASE_COLUMNS
+from assay.report.query import rows
 from assay.structure.explain import RULE_TEXT
 
 SUMMARY_COLUMNS = (
@@ -24,72 +28,207 @@ SUMMARY_COLUMNS = (
     "correctness_outcome", "cost_usd",
 )  # fmt: skip
 """The browser table's columns, in order."""
+DETAIL_COLUMNS = (
+    "scenario", "model", "simulated", "verdict", "missing", "correctness", "status_reason",
+    "detail", "reservation_usd", "extract_status", "evaluator_version", "correctness_reason",
+    "prompt", "prompt_digest", "response", "candidate",
+)  # fmt: skip
+"""The other ``cell_details`` columns a cell record carries as they are."""
 
 
-def _list(value: Any) -> list[Any]:
-    return list(value) if value is not None else []
+class CellDetail(CellKey):
+    """``cell_details``: one provider call with everything that explains its outcome."""
+
+    scenario: str
+    model: str
+    simulated: bool
+    status: str
+    status_reason: str | None
+    detail: str | None
+    reservation_usd: float | None
+    cost_usd: float | None
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    finish_reason: str | None
+    prompt: str | None
+    prompt_digest: str | None
+    response: str | None
+    extract_status: str | None
+    candidate: str | None
+    verdict: str | None
+    verdict_reason: str | None
+    evaluator_version: int | None
+    rule: str | None
+    outcome: str | None
+    missing: str | None
+    helper_call_lines: tuple[int, ...] | None
+    helper_call_positions: tuple[str, ...] | None
+    primitive_calls: tuple[str, ...] | None
+    primitive_call_lines: tuple[int, ...] | None
+    same_name_call_lines: tuple[int, ...] | None
+    helper: str | None
+    helper_module: str | None
+    primitives: tuple[str, ...] | None
+    correctness: str | None
+    correctness_reason: str | None
+    correctness_outcome: str | None
+    case_indexes: tuple[int | None, ...] | None
+    case_outcomes: tuple[str | None, ...] | None
+    case_exception_types: tuple[str | None, ...] | None
 
 
-CASE_FIELDS = {
-    "case_indexes": "index", "case_outcomes": "outcome", "case_exception_types": "exception_type",
-    "case_inputs": "input", "case_expected": "expected",
-    "unpublished_case_actuals": "actual", "unpublished_case_messages": "exception_message",
-}  # fmt: skip
-"""Each case column's name in a cell record's ``cases``."""
+class LocalCases(Frozen):
+    """A correctness row's local-only case columns (``evidence.LOCAL_CASE_COLUMNS``)."""
+
+    run: str
+    cell_id: str
+    step: int
+    case_inputs: tuple[str | None, ...] | None
+    case_expected: tuple[str | None, ...] | None
+    unpublished_case_actuals: tuple[str | None, ...] | None
+    unpublished_case_messages: tuple[str | None, ...] | None
 
 
-def cases(row: dict[str, Any], local: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+class MetricDelta(Frozen):
+    """One metric of a cell's candidate: before, after and the change (or why it is missing)."""
+
+    tool: str
+    metric: str
+    before: float | None
+    after: float | None
+    delta: float | None
+    missing_reason: str | None
+
+
+class CellMetric(MetricDelta):
+    """``metrics``: a metric with the cell it measures."""
+
+    run: str
+    cell_id: str
+
+
+class Case(Frozen):
+    """One correctness case as the page may publish it."""
+
+    index: int | None
+    outcome: str | None
+    exception_type: str | None
+
+
+class LocalCase(Case):
+    """A case with its hidden vector and generated output (``assay show`` only)."""
+
+    input: str | None
+    expected: str | None
+    actual: str | None
+    exception_message: str | None
+
+
+class HelperCall(Frozen):
+    line: int
+    position: str
+
+
+class PrimitiveCall(Frozen):
+    line: int
+    primitive: str
+
+
+class Explanation(Frozen):
+    """Why the structural evaluator decided as it did: its rule and the calls it saw."""
+
+    rule: str | None
+    rule_text: str
+    helper: str | None
+    helper_calls: tuple[HelperCall, ...]
+    primitive_calls: tuple[PrimitiveCall, ...]
+    same_name_call_lines: tuple[int, ...]
+    declared_primitives: tuple[str, ...]
+
+
+class CellRecord(CellKey):
+    """One cell for the cell browser and ``assay show``."""
+
+    status: str
+    outcome: str | None
+    verdict_reason: str | None
+    correctness_outcome: str | None
+    cost_usd: float | None
+    scenario: str
+    model: str
+    simulated: bool
+    verdict: str | None
+    missing: str | None
+    correctness: str | None
+    status_reason: str | None
+    detail: str | None
+    reservation_usd: float | None
+    tokens: tuple[int | None, int | None]
+    """Prompt and completion tokens."""
+    extract_status: str | None
+    evaluator_version: int | None
+    correctness_reason: str | None
+    prompt: str | None
+    prompt_digest: str | None
+    response: str | None
+    candidate: str | None
+    explanation: Explanation
+    cases: tuple[SerializeAsAny[Case], ...]
+    metrics: tuple[MetricDelta, ...]
+
+
+T = TypeVar("T")
+
+
+def _padded(values: Sequence[T] | None, length: int) -> list[T | None]:
+    listed: list[T | None] = list(values or ())
+    return listed + [None] * (length - len(listed))
+
+
+def cases(row: CellDetail, local: LocalCases | None = None) -> list[Case]:
     """Correctness per case: index, outcome and exception type name; with ``local`` (the
     row's ``LOCAL_CASE_COLUMNS``) also input, expected, actual and exception message."""
-    outcomes = _list(row["case_outcomes"])
-    values = {name: row[name] for name in PUBLISHED_CASE_COLUMNS}
-    if local is not None:
-        values.update({name: local.get(name) for name in LOCAL_CASE_COLUMNS})
-    columns = {
-        name: _list(value) + [None] * (len(outcomes) - len(_list(value)))
-        for name, value in values.items()
-    }
+    count = len(row.case_outcomes or ())
+    published = zip(
+        _padded(row.case_indexes, count),
+        _padded(row.case_outcomes, count),
+        _padded(row.case_exception_types, count),
+        strict=True,
+    )
+    if local is None:
+        return [Case(index=i, outcome=o, exception_type=e) for i, o, e in published]
+    hidden = zip(
+        *(_padded(getattr(local, name), count) for name in LOCAL_CASE_COLUMNS), strict=True
+    )
     return [
-        {CASE_FIELDS[name]: column[i] for name, column in columns.items()}
-        for i in range(len(outcomes))
+        LocalCase(
+            index=i, outcome=o, exception_type=e, input=v, expected=x, actual=a, exception_message=m
+        )
+        for (i, o, e), (v, x, a, m) in zip(published, hidden, strict=True)
     ]
 
 
-def _local_cases(
-    con: duckdb.DuckDBPyConnection, clause: str, params: list[Any]
-) -> dict[tuple[str, str, int], dict[str, Any]]:
-    """The local-only case columns of every correctness row (``assay show``)."""
-    names = ("run", "cell_id", "step", *LOCAL_CASE_COLUMNS)
-    result = con.execute(f"SELECT {', '.join(names)} FROM correctness {clause}", params)
-    return {
-        (values[0], values[1], values[2]): dict(zip(names[3:], values[3:], strict=True))
-        for values in result.fetchall()
-    }
-
-
-def explanation(row: dict[str, Any]) -> dict[str, Any]:
-    rule = row["rule"]
-    return {
-        "rule": rule,
-        "rule_text": RULE_TEXT.get(rule, "") if rule else "not scored: no candidate source",
-        "helper": row["helper"]
-        if not row["helper_module"]
-        else f"{row['helper_module']}.{row['helper']}",
-        "helper_calls": [
-            {"line": line, "position": position}
+def explanation(row: CellDetail) -> Explanation:
+    rule = row.rule
+    return Explanation(
+        rule=rule,
+        rule_text=RULE_TEXT.get(rule, "") if rule else "not scored: no candidate source",
+        helper=row.helper if not row.helper_module else f"{row.helper_module}.{row.helper}",
+        helper_calls=tuple(
+            HelperCall(line=line, position=position)
             for line, position in zip(
-                _list(row["helper_call_lines"]), _list(row["helper_call_positions"]), strict=False
+                row.helper_call_lines or (), row.helper_call_positions or (), strict=False
             )
-        ],
-        "primitive_calls": [
-            {"line": line, "primitive": name}
+        ),
+        primitive_calls=tuple(
+            PrimitiveCall(line=line, primitive=name)
             for line, name in zip(
-                _list(row["primitive_call_lines"]), _list(row["primitive_calls"]), strict=False
+                row.primitive_call_lines or (), row.primitive_calls or (), strict=False
             )
-        ],
-        "same_name_call_lines": _list(row["same_name_call_lines"]),
-        "declared_primitives": _list(row["primitives"]),
-    }
+        ),
+        same_name_call_lines=row.same_name_call_lines or (),
+        declared_primitives=row.primitives or (),
+    )
 
 
 def cell_records(
@@ -98,7 +237,7 @@ def cell_records(
     cell_id: str | None = None,
     *,
     local: bool = False,
-) -> list[dict[str, Any]]:
+) -> list[CellRecord]:
     """Every cell (optionally one run or one cell), ordered by run, cell and step: what may be
     published, or with ``local`` also each case's hidden vector and generated output."""
     where, params = [], []
@@ -107,62 +246,55 @@ def cell_records(
             where.append(f"{column} = ?")
             params.append(value)
     clause = f"WHERE {' AND '.join(where)}" if where else ""
-    details = con.execute(
-        f"SELECT * FROM cell_details {clause} ORDER BY run, cell_id, step", params
+    details = rows(
+        con,
+        f"SELECT * FROM cell_details {clause} ORDER BY run, cell_id, step",
+        CellDetail,
+        query="cell_details",
+        parameters=params,
     )
-    names = [d[0] for d in details.description]
-    rows = [dict(zip(names, values, strict=True)) for values in details.fetchall()]
-    metrics: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    metric_sql = (
+    metrics: dict[tuple[str, str], list[MetricDelta]] = {}
+    for m in rows(
+        con,
         "SELECT run, cell_id, tool, metric, before, after, delta, missing_reason FROM metrics "
-        f"{clause} ORDER BY run, cell_id, tool, metric"
-    )
-    for m in con.execute(metric_sql, params).fetchall():
-        metrics.setdefault((m[0], m[1]), []).append(
-            dict(
-                zip(
-                    ("tool", "metric", "before", "after", "delta", "missing_reason"),
-                    m[2:],
-                    strict=True,
-                )
+        f"{clause} ORDER BY run, cell_id, tool, metric",
+        CellMetric,
+        query="metrics",
+        parameters=params,
+    ):
+        metrics.setdefault((m.run, m.cell_id), []).append(
+            MetricDelta.model_validate(m.model_dump(exclude={"run", "cell_id"}))
+        )
+    local_cases: Mapping[tuple[str, str, int], LocalCases] = {}
+    if local:
+        names = ", ".join(("run", "cell_id", "step", *LOCAL_CASE_COLUMNS))
+        local_cases = {
+            (c.run, c.cell_id, c.step): c
+            for c in rows(
+                con,
+                f"SELECT {names} FROM correctness {clause}",
+                LocalCases,
+                query="correctness",
+                parameters=params,
             )
+        }
+    empty = LocalCases.model_validate(
+        {"run": "", "cell_id": "", "step": 0, **dict.fromkeys(LOCAL_CASE_COLUMNS)}
+    )
+    return [
+        CellRecord(
+            **row.model_dump(include={*SUMMARY_COLUMNS, *DETAIL_COLUMNS}),
+            tokens=(row.prompt_tokens, row.completion_tokens),
+            explanation=explanation(row),
+            cases=tuple(
+                cases(row, local_cases.get((row.run, row.cell_id, row.step), empty))
+                if local
+                else cases(row)
+            ),
+            metrics=tuple(metrics.get((row.run, row.cell_id), [])) if row.step == 1 else (),
         )
-    local_cases = _local_cases(con, clause, params) if local else {}
-    records = []
-    for row in rows:
-        records.append(
-            {
-                **{name: row[name] for name in SUMMARY_COLUMNS},
-                "scenario": row["scenario"],
-                "model": row["model"],
-                "simulated": row["simulated"],
-                "verdict": row["verdict"],
-                "missing": row["missing"],
-                "correctness": row["correctness"],
-                "status_reason": row["status_reason"],
-                "detail": row["detail"],
-                "reservation_usd": row["reservation_usd"],
-                "tokens": [row["prompt_tokens"], row["completion_tokens"]],
-                "extract_status": row["extract_status"],
-                "evaluator_version": row["evaluator_version"],
-                "correctness_reason": row["correctness_reason"],
-                "prompt": row["prompt"],
-                "prompt_digest": row["prompt_digest"],
-                "response": row["response"],
-                "candidate": row["candidate"],
-                "explanation": explanation(row),
-                "cases": cases(
-                    row,
-                    local_cases.get((row["run"], row["cell_id"], row["step"]), {})
-                    if local
-                    else None,
-                ),
-                "metrics": metrics.get((row["run"], row["cell_id"]), [])
-                if row["step"] == 1
-                else [],
-            }
-        )
-    return records
+        for row in details
+    ]
 
 
 def _block(title: str, text: str | None, numbered: bool = False) -> list[str]:
@@ -175,71 +307,67 @@ def _block(title: str, text: str | None, numbered: bool = False) -> list[str]:
     return [f"## {title}", *("  " + line for line in lines), ""]
 
 
-def _verdict_line(r: dict[str, Any]) -> str:
-    if r["verdict"] is not None:
-        return f"## Verdict: {r['verdict']} ({r['verdict_reason']}), evaluator v{r['evaluator_version']}"
-    why = r["status_reason"] or r["verdict_reason"]
-    return f"## Verdict: none, {r['missing']} ({why})"
+def _verdict_line(r: CellRecord) -> str:
+    if r.verdict is not None:
+        return f"## Verdict: {r.verdict} ({r.verdict_reason}), evaluator v{r.evaluator_version}"
+    why = r.status_reason or r.verdict_reason
+    return f"## Verdict: none, {r.missing} ({why})"
 
 
-def render_text(record: dict[str, Any], *, prompt: bool = True) -> str:
+def render_text(record: CellRecord, *, prompt: bool = True) -> str:
     """One cell for the terminal: the same content as the cell page of the HTML report."""
     r = record
-    e = r["explanation"]
+    e = r.explanation
     head = [
-        f"# {r['run']}  {r['cell_id']}  step {r['step']}"
-        + ("  [SIMULATED MODEL: not evidence]" if r["simulated"] else ""),
+        f"# {r.run}  {r.cell_id}  step {r.step}"
+        + ("  [SIMULATED MODEL: not evidence]" if r.simulated else ""),
         (
-            f"model {r['model']}, scenario {r['scenario']}, subject {r['subject']}, arm {r['arm']}, "
-            f"repeat {r['repeat']}"
+            f"model {r.model}, scenario {r.scenario}, subject {r.subject}, arm {r.arm}, "
+            f"repeat {r.repeat}"
         ),
-        f"call: {r['status']}"
-        + (f" ({r['status_reason']})" if r["status_reason"] else "")
-        + (f", cost ${r['cost_usd']:.6f}" if r["cost_usd"] is not None else "")
-        + f", reserved ${r['reservation_usd']:.4f}",
+        f"call: {r.status}"
+        + (f" ({r.status_reason})" if r.status_reason else "")
+        + (f", cost ${r.cost_usd:.6f}" if r.cost_usd is not None else "")
+        + f", reserved ${r.reservation_usd or 0.0:.4f}",
         "",
         _verdict_line(r),
-        f"  decided by: {e['rule'] or '-'}: {e['rule_text']}",
-        f"  helper {e['helper']}: "
-        + (
-            ", ".join(f"line {c['line']} ({c['position']})" for c in e["helper_calls"]) or "no call"
-        ),
+        f"  decided by: {e.rule or '-'}: {e.rule_text}",
+        f"  helper {e.helper}: "
+        + (", ".join(f"line {c.line} ({c.position})" for c in e.helper_calls) or "no call"),
         "  primitives called: "
-        + (", ".join(f"{c['primitive']} line {c['line']}" for c in e["primitive_calls"]) or "none")
-        + f" (declared: {', '.join(e['declared_primitives'])})",
+        + (", ".join(f"{c.primitive} line {c.line}" for c in e.primitive_calls) or "none")
+        + f" (declared: {', '.join(e.declared_primitives)})",
     ]
-    if e["same_name_call_lines"]:
+    if e.same_name_call_lines:
         head.append(
-            "  same-named calls elsewhere: lines " + ", ".join(map(str, e["same_name_call_lines"]))
+            "  same-named calls elsewhere: lines " + ", ".join(map(str, e.same_name_call_lines))
         )
     head.append("")
-    correctness = [
-        f"## Correctness (secondary): {r['correctness_outcome']} ({r['correctness_reason']})"
-    ]
-    for case in r["cases"]:
-        line = f"  case {case['index']}: {case['outcome']}"
-        if "input" in case:
-            line += f"  input {case['input']}  expected {case['expected']}"
-        if case.get("actual") is not None:
-            line += f"  actual {case['actual']}"
-        if case["exception_type"]:
-            line += f"  raised {case['exception_type']}"
-            if case.get("exception_message"):
-                line += f": {case['exception_message']}"
+    correctness = [f"## Correctness (secondary): {r.correctness_outcome} ({r.correctness_reason})"]
+    for case in r.cases:
+        line = f"  case {case.index}: {case.outcome}"
+        if isinstance(case, LocalCase):
+            line += f"  input {case.input}  expected {case.expected}"
+            if case.actual is not None:
+                line += f"  actual {case.actual}"
+        if case.exception_type:
+            line += f"  raised {case.exception_type}"
+            if isinstance(case, LocalCase) and case.exception_message:
+                line += f": {case.exception_message}"
         correctness.append(line)
     correctness.append("")
     metrics = ["## Metric deltas (after - before)"]
     metrics += [
-        f"  {m['tool']:<11} {m['metric']:<32} "
-        + (f"{m['before']} -> {m['after']} ({m['delta']:+g})" if m["delta"] is not None
-           else f"missing: {m['missing_reason']}")
-        for m in r["metrics"]
+        f"  {m.tool:<11} {m.metric:<32} "
+        + (f"{m.before} -> {m.after} ({m.delta:+g})" if m.delta is not None
+           else f"missing: {m.missing_reason}")
+        for m in r.metrics
     ] or ["  (not measured)"]  # fmt: skip
     metrics.append("")
     parts = head + correctness + metrics
-    parts += _block("Candidate (extracted)", r["candidate"], numbered=True)
-    parts += _block("Raw response", r["response"])
+    parts += _block("Candidate (extracted)", r.candidate, numbered=True)
+    parts += _block("Raw response", r.response)
     if prompt:
-        sent = f" sent (sha256 {r['prompt_digest']})" if r["prompt_digest"] else ""
-        parts += _block("Prompt" + sent, r["prompt"])
+        sent = f" sent (sha256 {r.prompt_digest})" if r.prompt_digest else ""
+        parts += _block("Prompt" + sent, r.prompt)
     return "\n".join(parts)

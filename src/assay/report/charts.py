@@ -7,12 +7,15 @@ offline (:mod:`assay.report.vega`). Every chart gets its data inline and is draw
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
 
 import altair as alt
 
+from assay.core.records import Frozen
+from assay.report.costs import Costs
 from assay.report.kinds import ABSTRACTION, CORRECTNESS
-from assay.report.scenarios import arm_level
+from assay.report.run_records import OutcomeCount, RunReport
+from assay.report.scenarios import ScenarioReport, ScenarioRun, arm_level
 
 OUTCOME_COLOURS = {
     # the abstraction scale, top first, and the off-scale verdicts
@@ -38,56 +41,110 @@ CORRECTNESS_ORDER = list(CORRECTNESS.outcomes)
 WIDTH = 520
 
 
-def _spec(chart: alt.TopLevelMixin) -> dict[str, Any]:
-    spec: dict[str, Any] = chart.configure_view(stroke=None).to_dict()
+VegaLite = dict[str, object]
+"""A chart as the page embeds it: a Vega-Lite JSON document (altair's ``to_dict``)."""
+
+
+class ReusePoint(Frozen):
+    """A dose-response point: one run's reuse rate at one arm's level (step 1)."""
+
+    scenario: str
+    run: str
+    series: str
+    arm: str
+    level: int | None
+    reused: int
+    scored: int
+    cells: int
+    reuse_rate: float | None
+    """``None`` without a scored cell: never drawn at 0."""
+
+
+class OutcomeBar(Frozen):
+    """Cells of one run and arm with one outcome."""
+
+    run: str
+    arm: str
+    outcome: str
+    cells: int
+
+
+class ChainPoint(Frozen):
+    """Reuse rate of one run's arm at one chain step, over its scored cells."""
+
+    run: str
+    step: int
+    arm: str
+    reused: int
+    scored: int
+    reuse_rate: float
+
+
+class CostBar(Frozen):
+    """One metric's mean change per output of one verdict."""
+
+    metric: str
+    verdict: str
+    mean_delta: float | None
+    outputs: int
+
+
+def _data(rows: Iterable[Frozen]) -> alt.Data:
+    """The records as a chart's inline data (the one place they become plain rows)."""
+    return alt.Data(values=[row.model_dump(mode="json") for row in rows])
+
+
+def _spec(chart: alt.TopLevelMixin) -> VegaLite:
+    spec: VegaLite = chart.configure_view(stroke=None).to_dict()
     return spec
 
 
-def series_label(run: dict[str, Any]) -> str:
-    return f"{run['model']} ({run['run']})" + (" [simulated]" if run["simulated"] else "")
+def series_label(run: ScenarioRun) -> str:
+    return f"{run.model} ({run.run})" + (" [simulated]" if run.simulated else "")
 
 
-def reuse_curve_rows(scenario_reports: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+def reuse_curve_rows(scenario_reports: Mapping[str, ScenarioReport]) -> list[ReusePoint]:
     """Reuse rate against the arm's level per scenario and run (step 1), for scenarios whose
     arms carry a level (``mess-05``, ``tail-10``, ``ctx-30``): the seed's dose-response grids."""
     rows = []
     for scenario, report in sorted(scenario_reports.items()):
-        levels = {arm: arm_level(arm) for arm in report["arms"]}
+        levels = {arm: arm_level(arm) for arm in report.arms}
         if any(level is None for level in levels.values()):
             continue
-        runs = {r["run"]: r for r in report["runs"]}
-        for arm, per_run in report["steps"].get("1", {}).get("cells", {}).items():
+        runs = {r.run: r for r in report.runs}
+        first = report.steps.get("1")
+        for arm, per_run in (first.cells if first else {}).items():
             for run, counts in sorted(per_run.items()):
-                scored = counts["scored"]
+                scored = counts.scored
                 rows.append(
-                    {
-                        "scenario": scenario,
-                        "run": run,
-                        "series": series_label(runs[run]),
-                        "arm": arm,
-                        "level": levels[arm],
-                        "reused": counts["reused"],
-                        "scored": scored,
-                        "cells": scored + sum(counts["unscored"].values()),
-                        "reuse_rate": round(counts["reused"] / scored, 4) if scored else None,
-                    }
+                    ReusePoint(
+                        scenario=scenario,
+                        run=run,
+                        series=series_label(runs[run]),
+                        arm=arm,
+                        level=levels[arm],
+                        reused=counts.reused,
+                        scored=scored,
+                        cells=scored + sum(counts.unscored.values()),
+                        reuse_rate=round(counts.reused / scored, 4) if scored else None,
+                    )
                 )
-    return sorted(rows, key=lambda r: (r["scenario"], r["series"], r["level"]))
+    return sorted(rows, key=lambda r: (r.scenario, r.series, r.level or 0))
 
 
-def reuse_curves(rows: list[dict[str, Any]], arms: dict[str, list[str]]) -> dict[str, Any] | None:
+def reuse_curves(rows: Sequence[ReusePoint], arms: Mapping[str, Sequence[str]]) -> VegaLite | None:
     """One panel per scenario, its arms in the scenario's declared order (the seed's grid). A
     level without a scored cell has no point (missing is never drawn as zero), and a scenario
     without one has no panel."""
-    drawn = [row for row in rows if row["reuse_rate"] is not None]
+    drawn = [row for row in rows if row.reuse_rate is not None]
     panels = []
-    for scenario in sorted({row["scenario"] for row in drawn}):
-        values = [r for r in drawn if r["scenario"] == scenario]
+    for scenario in sorted({row.scenario for row in drawn}):
+        values = [r for r in drawn if r.scenario == scenario]
         panels.append(
-            alt.Chart(alt.Data(values=values), title=scenario)
+            alt.Chart(_data(values), title=scenario)
             .mark_line(point=True)
             .encode(
-                x=alt.X("arm:O", sort=arms[scenario], title="arm (mess level / placement)"),
+                x=alt.X("arm:O", sort=list(arms[scenario]), title="arm (mess level / placement)"),
                 y=alt.Y(
                     "reuse_rate:Q", title="reused / scored cells", scale=alt.Scale(domain=[0, 1])
                 ),
@@ -111,25 +168,25 @@ def reuse_curves(rows: list[dict[str, Any]], arms: dict[str, list[str]]) -> dict
     return _spec(alt.hconcat(*panels)) if panels else None
 
 
-def _bars(rows: list[dict[str, Any]]) -> alt.Chart:
-    chart: alt.Chart = alt.Chart(alt.Data(values=rows)).mark_bar()
+def _bars(rows: Iterable[Frozen]) -> alt.Chart:
+    chart: alt.Chart = alt.Chart(_data(rows)).mark_bar()
     return chart
 
 
-def outcome_rows(reports: dict[str, dict[str, Any]], step: int = 1) -> list[dict[str, Any]]:
+def outcome_rows(reports: Mapping[str, RunReport], step: int = 1) -> list[OutcomeBar]:
     """Cells per run, arm and outcome at ``step``: every outcome, the missing states included
     (a cell is never left out, so every bar is as long as the arm's cells)."""
     return [
-        {"run": name, "arm": row["arm"], "outcome": row["outcome"], "cells": row["cells"]}
+        OutcomeBar(run=name, arm=row.arm, outcome=row.outcome, cells=row.cells)
         for name, report in sorted(reports.items())
-        for row in report["outcome_counts"]
-        if row["step"] == step
+        for row in report.outcome_counts
+        if row.step == step
     ]
 
 
-def outcome_scale(rows: list[dict[str, Any]], order: list[str]) -> alt.Scale:
+def outcome_scale(rows: Sequence[OutcomeBar], order: Sequence[str]) -> alt.Scale:
     """The outcomes present, in legend order, each with its colour: one legend entry each."""
-    present = {row["outcome"] for row in rows}
+    present = {row.outcome for row in rows}
     unknown = present - set(order)
     if unknown:
         raise ValueError(f"outcomes without a legend entry: {sorted(unknown)}")
@@ -138,8 +195,8 @@ def outcome_scale(rows: list[dict[str, Any]], order: list[str]) -> alt.Scale:
 
 
 def outcomes_by_arm(
-    rows: list[dict[str, Any]], order: list[str], title: str, runs: list[str] | None = None
-) -> dict[str, Any] | None:
+    rows: Sequence[OutcomeBar], order: list[str], title: str, runs: list[str] | None = None
+) -> VegaLite | None:
     """Stacked bars of cells per arm by outcome, one row of bars per run (in ``runs`` order
     when given: the page's, real runs first; else by name)."""
     if not rows:
@@ -168,33 +225,34 @@ def outcomes_by_arm(
     )
 
 
-def chain_rows(reports: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
-    """Reuse rate per chain step and arm over the scored cells; a step and arm without a
-    scored cell has no row (no point drawn)."""
+def chain_rows(outcome_counts: Mapping[str, Sequence[OutcomeCount]]) -> list[ChainPoint]:
+    """Reuse rate per chain step and arm over the scored cells of each run's
+    ``outcome_counts``; a step and arm without a scored cell has no row (no point drawn)."""
     rows = []
-    for name, report in sorted(reports.items()):
-        steps = {row["step"] for row in report["outcome_counts"]}
+    for name, counts in sorted(outcome_counts.items()):
+        steps = {row.step for row in counts}
         if len(steps) < 2:
             continue
         scored: dict[tuple[int, str], int] = {}
         reused: dict[tuple[int, str], int] = {}
-        for row in report["outcome_counts"]:
-            key = (row["step"], row["arm"])
-            if row["outcome"] in ABSTRACTION.scale:
-                scored[key] = scored.get(key, 0) + row["cells"]
-            if row["outcome"] == "reused":
-                reused[key] = row["cells"]
+        for row in counts:
+            key = (row.step, row.arm)
+            if row.outcome in ABSTRACTION.scale:
+                scored[key] = scored.get(key, 0) + row.cells
+            if row.outcome == "reused":
+                reused[key] = row.cells
         for (step, arm), total in sorted(scored.items()):
-            rows.append({"run": name, "step": step, "arm": arm, "reused": reused.get((step, arm), 0),
-                         "scored": total, "reuse_rate": round(reused.get((step, arm), 0) / total, 4)})  # fmt: skip
+            hits = reused.get((step, arm), 0)
+            rows.append(ChainPoint(run=name, step=step, arm=arm, reused=hits, scored=total,
+                                   reuse_rate=round(hits / total, 4)))  # fmt: skip
     return rows
 
 
-def chain_steps(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
+def chain_steps(rows: Sequence[ChainPoint]) -> VegaLite | None:
     if not rows:
         return None
     chart = (
-        alt.Chart(alt.Data(values=rows))
+        alt.Chart(_data(rows))
         .mark_line(point=True)
         .encode(
             x=alt.X("step:O", title="chain step"),
@@ -207,20 +265,20 @@ def chain_steps(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
     return _spec(chart.facet(column=alt.Column("run:N", title=None)))
 
 
-def cost_rows(costs: dict[str, Any], labels: dict[str, str]) -> list[dict[str, Any]]:
+def cost_rows(costs: Costs, labels: Mapping[str, str]) -> list[CostBar]:
     return [
-        {
-            "metric": labels.get(row["metric"], row["metric"]),
-            "verdict": row["verdict"],
-            "mean_delta": row["mean_delta"],
-            "outputs": row["outputs"],
-        }
-        for row in costs["by_verdict"]
-        if row["outputs"]
+        CostBar(
+            metric=labels.get(row.metric, row.metric),
+            verdict=row.verdict,
+            mean_delta=row.mean_delta,
+            outputs=row.outputs,
+        )
+        for row in costs.by_verdict
+        if row.outputs
     ]
 
 
-def duplication_cost(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
+def duplication_cost(rows: Sequence[CostBar]) -> VegaLite | None:
     if not rows:
         return None
     chart = (

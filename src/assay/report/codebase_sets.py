@@ -9,11 +9,13 @@ duplicated and missing cells, subjects by lower median and the sign tests.
 
 from __future__ import annotations
 
-import json
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Literal
 
-from assay.report.primary import SIMULATED_BANNER
+from assay.core.records import Frozen
+from assay.report.primary import SIMULATED_BANNER, report_json
+from assay.report.scenarios import ArmCells, ScenarioReport, ScenarioRun
 
 VARIANTS = (
     ("codebase-noimport", "no helper import"),
@@ -27,104 +29,139 @@ SCENARIOS = frozenset(scenario for scenario, _ in VARIANTS)
 FILES = ("codebase_sets.json", "codebase_sets.md")
 
 
-def _arm_counts(step: dict[str, Any], arm: str, run: str) -> dict[str, Any] | None:
-    counts: dict[str, Any] | None = step["cells"].get(arm, {}).get(run)
-    return counts
+class VariantRun(Frozen):
+    """One run's cell of one variant: reused cells clean / inconsistent (``None`` where no cell
+    is scored), the unscored ones, and the cells per arm."""
+
+    run: str
+    mode: str
+    arms: tuple[str, str]
+    reused: tuple[int | None, int | None]
+    unscored: tuple[int, int]
+    per_arm: int
 
 
-def columns(scenario_reports: dict[str, dict[str, Any]]) -> dict[str, str]:
+class VariantRow(Frozen):
+    """One target-module variant, its runs by model column."""
+
+    scenario: str
+    variant: str
+    runs: dict[str, tuple[VariantRun, ...]]
+
+
+class CodebaseSets(Frozen):
+    """The codebase sets table (``data/report/codebase_sets.json``)."""
+
+    report: Literal["codebase-sets"] = "codebase-sets"
+    step: int = 1
+    models: tuple[str, ...]
+    """The columns: a model, or ``model · mode`` for a model with runs of several modes."""
+    modes: dict[str, str]
+    simulated_models: tuple[str, ...]
+    rows: tuple[VariantRow, ...]
+
+
+def columns(scenario_reports: Mapping[str, ScenarioReport]) -> dict[str, str]:
     """Each codebase run's column: its model, or ``model · mode`` for a model with runs of
     several prompting modes (runs of different modes never share a cell)."""
     runs = [
         run
         for scenario, _ in VARIANTS
-        for run in scenario_reports.get(scenario, {}).get("runs", [])
+        if scenario in scenario_reports
+        for run in scenario_reports[scenario].runs
     ]
     modes: dict[str, set[str]] = {}
     for run in runs:
-        modes.setdefault(run["model"], set()).add(run["mode"])
+        modes.setdefault(run.model, set()).add(run.mode)
     return {
-        run["run"]: run["model"]
-        if len(modes[run["model"]]) == 1
-        else f"{run['model']} · {run['mode']}"
+        run.run: run.model if len(modes[run.model]) == 1 else f"{run.model} · {run.mode}"
         for run in runs
     }
 
 
-def build_codebase_sets(scenario_reports: dict[str, dict[str, Any]]) -> dict[str, Any]:
+def _variant_run(report: ScenarioReport, run: ScenarioRun) -> VariantRun:
+    reference, other = report.arms[:2]
+    first = report.steps.get("1")
+    cells = first.cells if first else {}
+    clean, messy = (cells.get(arm, {}).get(run.run) for arm in (reference, other))
+
+    def reused(c: ArmCells | None) -> int | None:
+        return c.reused if c and c.scored else None
+
+    def unscored(c: ArmCells | None) -> int:
+        return sum(c.unscored.values()) if c else 0
+
+    return VariantRun(
+        run=run.run,
+        mode=run.mode,
+        arms=(reference, other),
+        reused=(reused(clean), reused(messy)),
+        unscored=(unscored(clean), unscored(messy)),
+        per_arm=clean.scored + unscored(clean) if clean else 0,
+    )
+
+
+def build_codebase_sets(scenario_reports: Mapping[str, ScenarioReport]) -> CodebaseSets:
     column_of = columns(scenario_reports)
     models: list[str] = []
     modes: dict[str, str] = {}
     simulated: set[str] = set()
     rows = []
     for scenario, variant in VARIANTS:
-        by_model: dict[str, list[dict[str, Any]]] = {}
+        by_model: dict[str, list[VariantRun]] = {}
         report = scenario_reports.get(scenario)
-        if report is not None:
-            reference, other = report["arms"][:2]
-            step = report["steps"].get("1", {"cells": {}})
-            for run in report["runs"]:
-                column = column_of[run["run"]]
-                if column not in models:
-                    models.append(column)
-                    modes[column] = run["mode"]
-                if run["simulated"]:
-                    simulated.add(column)
-                clean = _arm_counts(step, reference, run["run"])
-                messy = _arm_counts(step, other, run["run"])
-                sides = (clean, messy)
-                by_model.setdefault(column, []).append(
-                    {
-                        "run": run["run"],
-                        "mode": run["mode"],
-                        "arms": [reference, other],
-                        "reused": [c["reused"] if c and c["scored"] else None for c in sides],
-                        "unscored": [sum(c["unscored"].values()) if c else 0 for c in sides],
-                        "per_arm": clean["scored"] + sum(clean["unscored"].values())
-                        if clean
-                        else 0,
-                    }
-                )
-        rows.append({"scenario": scenario, "variant": variant, "runs": by_model})
-    return {
-        "report": "codebase-sets",
-        "step": 1,
-        "models": models,
-        "modes": modes,
-        "simulated_models": sorted(simulated),
-        "rows": rows,
-    }
+        for run in report.runs if report is not None else ():
+            column = column_of[run.run]
+            if column not in models:
+                models.append(column)
+                modes[column] = run.mode
+            if run.simulated:
+                simulated.add(column)
+            by_model.setdefault(column, []).append(_variant_run(scenario_reports[scenario], run))
+        rows.append(
+            VariantRow(
+                scenario=scenario,
+                variant=variant,
+                runs={column: tuple(runs) for column, runs in by_model.items()},
+            )
+        )
+    return CodebaseSets(
+        models=tuple(models),
+        modes=modes,
+        simulated_models=tuple(sorted(simulated)),
+        rows=tuple(rows),
+    )
 
 
-def cell_text(runs: list[dict[str, Any]], run_label: str = "`{}`") -> str:
+def cell_text(runs: Sequence[VariantRun], run_label: str = "`{}`") -> str:
     """One model's cell of one variant: ``clean / inconsistent of N``, each run named (through
     ``run_label``) when the model has several; ``—`` when it has none."""
     if not runs:
         return "—"
     texts = []
     for run in runs:
-        clean, messy = (str(n) if n is not None else "—" for n in run["reused"])
-        text = f"{clean} / {messy} of {run['per_arm']}"
-        unscored = [str(n) for n in run["unscored"]]
-        if any(run["unscored"]):
+        clean, messy = (str(n) if n is not None else "—" for n in run.reused)
+        text = f"{clean} / {messy} of {run.per_arm}"
+        unscored = [str(n) for n in run.unscored]
+        if any(run.unscored):
             text += f" ({' / '.join(unscored)} unscored)"
-        texts.append(text + (f" ({run_label.format(run['run'])})" if len(runs) > 1 else ""))
+        texts.append(text + (f" ({run_label.format(run.run)})" if len(runs) > 1 else ""))
     return "; ".join(texts)
 
 
-def table_rows(report: dict[str, Any], run_label: str = "`{}`") -> list[tuple[str, list[str]]]:
-    """Each variant with its cells, one per model in ``report["models"]`` order."""
+def table_rows(report: CodebaseSets, run_label: str = "`{}`") -> list[tuple[str, list[str]]]:
+    """Each variant with its cells, one per model in ``report.models`` order."""
     return [
-        (row["variant"], [cell_text(row["runs"].get(m, []), run_label) for m in report["models"]])
-        for row in report["rows"]
+        (row.variant, [cell_text(row.runs.get(m, ()), run_label) for m in report.models])
+        for row in report.rows
     ]
 
 
-def render_codebase_sets_markdown(report: dict[str, Any]) -> str:
+def render_codebase_sets_markdown(report: CodebaseSets) -> str:
     parts = ["# Codebase sets: cells that reused the helper, clean / inconsistent\n"]
-    if report["simulated_models"]:
+    if report.simulated_models:
         parts.append(SIMULATED_BANNER + "\n")
-    if not report["models"]:
+    if not report.models:
         parts.append("No run of a codebase scenario.\n")
         return "\n".join(parts)
     parts.append(
@@ -134,9 +171,9 @@ def render_codebase_sets_markdown(report: dict[str, Any]) -> str:
         "reports (`scenarios/codebase*.md`) hold the mixed, duplicated and missing cells, the "
         "subjects and the sign tests.\n"
     )
-    models = report["models"]
+    models = report.models
     lines = ["| target module | " + " | ".join(models) + " |", "|" + "---|" * (len(models) + 1)]
-    modes = [report["modes"][m].replace("|", "\\|") for m in models]
+    modes = [report.modes[m].replace("|", "\\|") for m in models]
     lines.append("| prompting mode | " + " | ".join(modes) + " |")
     for variant, cells in table_rows(report):
         lines.append(f"| {variant} | " + " | ".join(cells) + " |")
@@ -144,7 +181,7 @@ def render_codebase_sets_markdown(report: dict[str, Any]) -> str:
     return "\n".join(parts)
 
 
-def write_codebase_sets(report: dict[str, Any], out: Path) -> None:
+def write_codebase_sets(report: CodebaseSets, out: Path) -> None:
     data, markdown = (out / name for name in FILES)
-    data.write_text(json.dumps(report, indent=2, sort_keys=True) + "\n")
+    data.write_text(report_json(report))
     markdown.write_text(render_codebase_sets_markdown(report))

@@ -10,10 +10,11 @@ compared on like samples: the report flags it, with both counts.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
 
 from assay.core.records import Frozen
 from assay.report.kinds import ReportKind
+from assay.report.run_records import MissingnessFlag, OutcomeCount
 
 
 class ArmRate(Frozen):
@@ -39,18 +40,20 @@ class ArmRate(Frozen):
         return f"{rate}, {self.unscored} not scored" if self.unscored else rate
 
 
-def arm_rates(report: dict[str, Any], kind: ReportKind) -> list[ArmRate]:
-    """Step 1 of every arm of the run, in the run's arm order."""
-    counts = [row for row in report["outcome_counts"] if row["step"] == 1]
+def arm_rates(
+    outcome_counts: Sequence[OutcomeCount], arms: Sequence[str], kind: ReportKind
+) -> list[ArmRate]:
+    """Step 1 of every arm of the run (``arms``, in the run's arm order)."""
+    counts = [row for row in outcome_counts if row.step == 1]
     rates = []
-    for arm in report["run"]["arms"]:
-        rows = [row for row in counts if row["arm"] == arm]
+    for arm in arms:
+        rows = [row for row in counts if row.arm == arm]
         rates.append(
             ArmRate(
                 arm=arm,
-                hits=sum(r["cells"] for r in rows if r["outcome"] == kind.scale[-1]),
-                scored=sum(r["cells"] for r in rows if r["outcome"] in kind.scale),
-                cells=sum(r["cells"] for r in rows),
+                hits=sum(r.cells for r in rows if r.outcome == kind.scale[-1]),
+                scored=sum(r.cells for r in rows if r.outcome in kind.scale),
+                cells=sum(r.cells for r in rows),
             )
         )
     return rates
@@ -58,7 +61,7 @@ def arm_rates(report: dict[str, Any], kind: ReportKind) -> list[ArmRate]:
 
 def differential_missingness(
     rates: list[ArmRate], reference: str, alpha: float
-) -> list[dict[str, Any]]:
+) -> list[MissingnessFlag]:
     """Arms whose share of unscored cells differs from the reference arm's (Fisher exact)."""
     from scipy.stats import fisher_exact  # a p-value only here: scipy costs 0.8 s to import
 
@@ -74,24 +77,24 @@ def differential_missingness(
         p = float(fisher_exact(table).pvalue)
         if p < alpha:
             flagged.append(
-                {
-                    "arm": rate.arm,
-                    "reference_arm": reference,
-                    "unscored": rate.unscored,
-                    "cells": rate.cells,
-                    "reference_unscored": base.unscored,
-                    "reference_cells": base.cells,
-                    "p_value": round(p, 6),
-                }
+                MissingnessFlag(
+                    arm=rate.arm,
+                    reference_arm=reference,
+                    unscored=rate.unscored,
+                    cells=rate.cells,
+                    reference_unscored=base.unscored,
+                    reference_cells=base.cells,
+                    p_value=round(p, 6),
+                )
             )
     return flagged
 
 
-def missingness_line(flag: dict[str, Any]) -> str:
+def missingness_line(flag: MissingnessFlag) -> str:
     return (
-        f"**Missing evidence differs between arms:** {flag['arm']} has {flag['unscored']} of "
-        f"{flag['cells']} cells not scored, {flag['reference_arm']} {flag['reference_unscored']} "
-        f"of {flag['reference_cells']} (two-sided Fisher exact p = {flag['p_value']:.3g}): the "
+        f"**Missing evidence differs between arms:** {flag.arm} has {flag.unscored} of "
+        f"{flag.cells} cells not scored, {flag.reference_arm} {flag.reference_unscored} "
+        f"of {flag.reference_cells} (two-sided Fisher exact p = {flag.p_value:.3g}): the "
         "arms are compared on unlike samples, and the sign test sees only complete subjects."
     )
 

@@ -18,74 +18,99 @@ complete subject, are ``null``.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping, Sequence
 
+from pydantic import Field
+
+from assay.core.records import Frozen
 from assay.report.kinds import ABSTRACTION, CORRECTNESS
+from assay.report.run_records import OutcomeCount, RunReport
 
 
-def _rate(counts: list[dict[str, Any]], arm: str, top: str, scale: tuple[str, ...]) -> float | None:
-    cells = [r for r in counts if r["arm"] == arm and r["step"] == 1 and r["outcome"] in scale]
-    scored = sum(r["cells"] for r in cells)
-    hit = sum(r["cells"] for r in cells if r["outcome"] == top)
+class Headline(Frozen):
+    """One run's headline numbers (a ``reports/metrics.json`` entry; keys as the module says)."""
+
+    simulated: int
+    awaiting: int
+    cells: int
+    calls_done: int
+    complete: int
+    descriptive: int
+    reuse_ref: float | None
+    scored_ref: int
+    missing_ref: int
+    reuse_min: float | None
+    reuse_max: float | None
+    p_min: float | None
+    sig_arms: int | None
+    correct_ref: float | None
+    spent_usd: int | float
+    """Reported spend (0 when no call reported any)."""
+    worst_usd: float
+    identical: float | None = Field(default=None, exclude_if=lambda value: value is None)
+    """Only for a run with other fresh runs of its plan."""
+
+
+def _rate(
+    counts: Sequence[OutcomeCount], arm: str, top: str, scale: tuple[str, ...]
+) -> float | None:
+    cells = [r for r in counts if r.arm == arm and r.step == 1 and r.outcome in scale]
+    scored = sum(r.cells for r in cells)
+    hit = sum(r.cells for r in cells if r.outcome == top)
     return round(hit / scored, 4) if scored else None
 
 
-def _denominators(counts: list[dict[str, Any]], arm: str) -> tuple[int, int]:
+def _denominators(counts: Sequence[OutcomeCount], arm: str) -> tuple[int, int]:
     """The arm's step-1 cells scored on the abstraction scale (``reuse_ref``'s denominator), and
     those that are not (missing evidence, never-sent or ambiguous cells)."""
-    cells = [r for r in counts if r["arm"] == arm and r["step"] == 1]
-    scored = sum(r["cells"] for r in cells if r["outcome"] in ABSTRACTION.scale)
-    return scored, sum(r["cells"] for r in cells) - scored
+    cells = [r for r in counts if r.arm == arm and r.step == 1]
+    scored = sum(r.cells for r in cells if r.outcome in ABSTRACTION.scale)
+    return scored, sum(r.cells for r in cells) - scored
 
 
-def run_headline(abstraction: dict[str, Any], correctness: dict[str, Any]) -> dict[str, Any]:
-    run = abstraction["run"]
-    arms = run["arms"]
-    reference = run["reference_arm"]
-    others = [a for a in arms if a != reference]
-    counts = abstraction["outcome_counts"]
-    tests = [t for t in abstraction["sign_tests"] if t["step"] == 1]
-    complete = [t["complete_subjects"] for t in tests]
+def run_headline(abstraction: RunReport, correctness: RunReport) -> Headline:
+    run = abstraction.run
+    reference = run.reference_arm
+    others = [a for a in run.arms if a != reference]
+    counts = abstraction.outcome_counts
+    tests = [t for t in abstraction.sign_tests if t.step == 1]
+    complete = [t.complete_subjects for t in tests]
     # below the minimum inference set a comparison is descriptive only: no p, no significance
-    inferred = [t for t in tests if not t.get("descriptive_only")]
-    p_values = [t["p_value"] for t in inferred if t["p_value"] is not None]
-    executed = {row["status"]: row for row in abstraction["execution"]}
-    completed = executed.get("completed", {}).get("calls", 0)
-    reported = sum(row["reported_usd"] or 0.0 for row in abstraction["execution"])
+    inferred = [t for t in tests if not t.descriptive_only]
+    p_values = [t.p_value for t in inferred if t.p_value is not None]
+    completed = sum(row.calls for row in abstraction.execution if row.status == "completed")
+    reported = sum(row.reported_usd or 0.0 for row in abstraction.execution)
     other_rates = [
         r for r in (_rate(counts, a, "reused", ABSTRACTION.scale) for a in others) if r is not None
     ]
     scored, missing = _denominators(counts, reference)
-    headline = {
-        "simulated": int(bool(run["simulated"])),
-        "awaiting": int(run["authorization"] == "awaiting-authorization"),
-        "cells": run["cells"],
-        "calls_done": completed,
-        "complete": min(complete) if complete else 0,
-        "descriptive": int(any(t.get("descriptive_only") for t in tests)),
-        "reuse_ref": _rate(counts, reference, "reused", ABSTRACTION.scale),
-        "scored_ref": scored,
-        "missing_ref": missing,
-        "reuse_min": min(other_rates) if other_rates else None,
-        "reuse_max": max(other_rates) if other_rates else None,
-        "p_min": min(p_values) if p_values else None,
-        "sig_arms": sum(1 for t in inferred if t["significant"]) if p_values else None,
-        "correct_ref": _rate(
-            correctness["outcome_counts"], reference, "correct", CORRECTNESS.scale
-        ),
-        "spent_usd": round(reported, 6),
-        "worst_usd": run["worst_case_usd"],
-    }
-    compared = abstraction.get("reproduction") or []
-    if compared:  # fresh runs of the same plan: the share of answers byte-identical
-        both = sum(r["both_answered"] for r in compared)
-        headline["identical"] = round(sum(r["identical"] for r in compared) / both, 4)
-    return headline
+    compared = abstraction.reproduction or ()
+    both = sum(r.both_answered for r in compared)
+    return Headline(
+        simulated=int(run.simulated),
+        awaiting=int(run.authorization == "awaiting-authorization"),
+        cells=run.cells,
+        calls_done=completed,
+        complete=min(complete) if complete else 0,
+        descriptive=int(any(t.descriptive_only for t in tests)),
+        reuse_ref=_rate(counts, reference, "reused", ABSTRACTION.scale),
+        scored_ref=scored,
+        missing_ref=missing,
+        reuse_min=min(other_rates) if other_rates else None,
+        reuse_max=max(other_rates) if other_rates else None,
+        p_min=min(p_values) if p_values else None,
+        sig_arms=sum(1 for t in inferred if t.significant) if p_values else None,
+        correct_ref=_rate(correctness.outcome_counts, reference, "correct", CORRECTNESS.scale),
+        spent_usd=round(reported, 6),
+        worst_usd=run.worst_case_usd,
+        # fresh runs of the same plan: the share of answers both gave that are byte-identical
+        identical=round(sum(r.identical for r in compared) / both, 4) if compared else None,
+    )
 
 
-def headlines(reports: dict[str, dict[str, dict[str, Any]]]) -> dict[str, dict[str, Any]]:
+def headlines(reports: Mapping[str, Mapping[str, RunReport]]) -> dict[str, Headline]:
     """Per run: the headline numbers (``metrics.json``)."""
     return {
-        name: run_headline(report, reports["correctness"][name])
-        for name, report in sorted(reports["abstraction"].items())
+        name: run_headline(report, reports[CORRECTNESS.name][name])
+        for name, report in sorted(reports[ABSTRACTION.name].items())
     }

@@ -9,13 +9,14 @@ arm against every other arm (descriptive-only below the minimum inference set).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TypeVar
 
 import duckdb
+from pydantic import BaseModel
 
-from assay.core.records import SEND_REFUSED
+from assay.core.records import SEND_REFUSED, Frozen
 from assay.report.database import query_text
 from assay.report.denominators import (
     arm_rates,
@@ -24,6 +25,27 @@ from assay.report.denominators import (
     missingness_line,
 )
 from assay.report.kinds import ABSTRACTION, CORRECTNESS, KINDS, ReportKind
+from assay.report.query import rows, rows_by_run
+from assay.report.run_records import (
+    Adjudicated,
+    Agreement,
+    AgreementRow,
+    Comparison,
+    Excluded,
+    ExecutionCount,
+    FirstFailure,
+    LabelledRun,
+    OutcomeCount,
+    ReportedRun,
+    Reproduction,
+    Retry,
+    RunReport,
+    ShownRate,
+    SignTest,
+    StopCause,
+    Stopped,
+    SubjectCells,
+)
 from assay.report.verdict_sets import NOTHING_TO_TEST
 from assay.science.stats import decide, holm
 
@@ -48,164 +70,191 @@ SECONDARY_NOTE = (
 )
 
 
-def rows_of(con: duckdb.DuckDBPyConnection, sql: str) -> list[dict[str, Any]]:
-    cursor = con.execute(sql)
-    names = [d[0] for d in cursor.description]
-    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+R = TypeVar("R", bound=Frozen)
+B = TypeVar("B", bound=BaseModel)
+
+Reports = dict[str, RunReport]
+"""One kind's reports, by run."""
 
 
-def _by_run(rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
-    grouped: dict[str, list[dict[str, Any]]] = {}
-    for row in rows:
-        grouped.setdefault(row.pop("run"), []).append(row)
-    return grouped
+def _query(
+    con: duckdb.DuckDBPyConnection, name: str, row: type[R], kind: ReportKind
+) -> dict[str, list[R]]:
+    return rows_by_run(con, query_text(name, kind), row, query=f"queries/{name}")
 
 
 def sign_test_rows(
-    comparisons: list[dict[str, Any]], kind: ReportKind = ABSTRACTION
-) -> list[dict[str, Any]]:
-    """Each comparison row with ``significant``, ``descriptive_only`` and ``note`` from
+    comparisons: Iterable[Comparison], kind: ReportKind = ABSTRACTION
+) -> list[SignTest]:
+    """Each comparison with ``significant``, ``descriptive_only`` and ``note`` from
     :func:`assay.science.stats.decide` (the one place they are decided); a secondary report's rows
     are never significant."""
     tests = []
     for c in comparisons:
-        if not c["complete_subjects"]:
-            tests.append({**c, "p_value": None, **NOTHING_TO_TEST})
+        if not c.complete_subjects:
+            tests.append(
+                SignTest(
+                    **c.model_dump(exclude={"p_value"}),
+                    p_value=None,
+                    **NOTHING_TO_TEST.model_dump(),
+                )
+            )
             continue
-        p = round(c["p_value"], 10)
+        p = round(c.p_value or 0.0, 10)  # a comparison with a complete subject has a p-value
         inference = decide(
             p,
-            c["alpha"],
-            non_tied=c["favouring_reference"] + c["favouring_arm"],
-            ties=c["ties"],
-            complete_subjects=c["complete_subjects"],
-            minimum_subjects=c["minimum_subjects"],
+            c.alpha,
+            non_tied=c.favouring_reference + c.favouring_arm,
+            ties=c.ties,
+            complete_subjects=c.complete_subjects,
+            minimum_subjects=c.minimum_subjects,
         )
-        row = {**c, "p_value": p, **inference.model_dump()}
+        decided = inference.model_dump()
         if not kind.confirmatory:
-            row["significant"] = None
-            row["note"] = "secondary diagnostic (descriptive): " + inference.note
-        tests.append(row)
+            decided["significant"] = None
+            decided["note"] = "secondary diagnostic (descriptive): " + inference.note
+        tests.append(SignTest(**{**c.model_dump(), "p_value": p, **decided}))
     return with_holm(tests)
 
 
-def with_holm(tests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def with_holm(tests: list[SignTest]) -> list[SignTest]:
     """Each test with ``p_holm``: its p adjusted by Holm's method over the arms compared with
     the reference at the same step (the preregistered ``p_value`` stays the decision); a
     significant result that does not survive the adjustment says so in its note."""
     steps: dict[int, list[int]] = {}
     for index, test in enumerate(tests):
-        steps.setdefault(test.get("step", 1), []).append(index)
+        steps.setdefault(test.step, []).append(index)
     adjusted: dict[int, float | None] = {}
     for indexes in steps.values():
-        family = holm([tests[i]["p_value"] for i in indexes])
+        family = holm([tests[i].p_value for i in indexes])
         adjusted |= {
             i: None if p is None else round(p, 10) for i, p in zip(indexes, family, strict=True)
         }
-    rows = []
+    held = []
     for index, test in enumerate(tests):
-        row = {**test, "p_holm": adjusted[index]}
-        arms = len(steps[test.get("step", 1)])
-        if test["significant"] and row["p_holm"] is not None and row["p_holm"] >= test["alpha"]:
-            row["note"] += f"; not significant after Holm adjustment over the {arms} arms"
-        rows.append(row)
-    return rows
+        p_holm = adjusted[index]
+        note = test.note
+        if test.significant and p_holm is not None and p_holm >= test.alpha:
+            note += f"; not significant after Holm adjustment over the {len(steps[test.step])} arms"
+        held.append(test.model_copy(update={"p_holm": p_holm, "note": note}))
+    return held
+
+
+class RunVersions(Frozen):
+    run: str
+    versions: tuple[int, ...]
+
+
+def versions_by_run(
+    con: duckdb.DuckDBPyConnection, column: str, table: str
+) -> dict[str, tuple[int, ...]]:
+    """Per run, the distinct ``column`` values of ``table`` (an evaluator or extraction
+    version), in order."""
+    listed = rows(
+        con,
+        f"SELECT run, list(DISTINCT {column} ORDER BY {column}) AS versions FROM {table} "
+        "GROUP BY run",
+        RunVersions,
+        query=f"{column} of {table}",
+    )
+    return {row.run: row.versions for row in listed}
 
 
 def build_reports(
-    con: duckdb.DuckDBPyConnection, kind: ReportKind = ABSTRACTION
-) -> dict[str, dict[str, Any]]:
-    """One report of ``kind`` per planned run."""
-    runs = rows_of(con, "SELECT * FROM runs ORDER BY run")
-    comparisons = _by_run(rows_of(con, query_text("comparisons.sql", kind)))
-    counts = _by_run(rows_of(con, query_text("verdict_counts.sql", kind)))
-    subjects = _by_run(rows_of(con, query_text("subject_table.sql", kind)))
-    execution = _by_run(rows_of(con, query_text("execution.sql", kind)))
-    excluded = _by_run(rows_of(con, query_text("scenario_excluded.sql")))
-    stops = _by_run(rows_of(con, query_text("stops.sql", kind)))
-    halts = {row.pop("run"): row for row in rows_of(con, query_text("halts.sql", kind))}
-    retries = _by_run(rows_of(con, query_text("retries.sql", kind)))
-    agreement = _by_run(
-        [
-            {k: v for k, v in row.items() if k != "arm_order"}
-            for row in rows_of(con, query_text("repeat_agreement.sql", kind))
-        ]
-    )
+    con: duckdb.DuckDBPyConnection,
+    kind: ReportKind = ABSTRACTION,
+    *,
+    reproduction: Mapping[str, Sequence[Reproduction]] | None = None,
+    rescoring: Mapping[str, Sequence[str]] | None = None,
+    adjudication: Mapping[str, Adjudicated] | None = None,
+) -> Reports:
+    """One report of ``kind`` per planned run, with what other evidence says about it, by run
+    (``reproduction``: other fresh runs of its plan; ``rescoring``: other evaluator versions'
+    headlines; ``adjudication``: the human decisions): each only where there is some."""
+    runs = rows(con, "SELECT * FROM runs ORDER BY run", LabelledRun, query="runs")
+    comparisons = _query(con, "comparisons.sql", Comparison, kind)
+    counts = _query(con, "verdict_counts.sql", OutcomeCount, kind)
+    subjects = _query(con, "subject_table.sql", SubjectCells, kind)
+    execution = _query(con, "execution.sql", ExecutionCount, kind)
+    excluded = _query(con, "scenario_excluded.sql", Excluded, kind)
+    stops = _query(con, "stops.sql", StopCause, kind)
+    halts = {
+        run: first for run, (first, *_) in _query(con, "halts.sql", FirstFailure, kind).items()
+    }
+    retries = _query(con, "retries.sql", Retry, kind)
+    agreement = {
+        run: [Agreement(**row.model_dump(exclude={"arm_order"})) for row in grouped]
+        for run, grouped in _query(con, "repeat_agreement.sql", AgreementRow, kind).items()
+    }
     # only the abstraction report reads verdicts (the correctness bundle holds none)
-    scored_with = {
-        row["run"]: row["versions"]
-        for row in rows_of(
-            con,
-            "SELECT run, list(DISTINCT evaluator_version ORDER BY evaluator_version) AS versions "
-            "FROM verdicts GROUP BY run",
+    scored_with = (
+        versions_by_run(con, "evaluator_version", "verdicts") if kind == ABSTRACTION else {}
+    )
+    extracted_with = versions_by_run(con, "extraction_version", "candidates")
+    built = {}
+    for labelled in runs:
+        name = labelled.run
+        run = ReportedRun(
+            **labelled.model_dump(),
+            structure_evaluator=scored_with.get(name, ()),
+            extraction=extracted_with.get(name, ()),
         )
-        if kind == ABSTRACTION
-    }
-    extracted_with = {
-        row["run"]: row["versions"]
-        for row in rows_of(
-            con,
-            "SELECT run, list(DISTINCT extraction_version ORDER BY extraction_version) AS versions "
-            "FROM candidates GROUP BY run",
-        )
-    }
-    built: dict[str, dict[str, Any]] = {
-        run["run"]: {
-            "report": kind.name,
-            "scale": list(kind.scale),
-            "run": {
-                **run,
-                "structure_evaluator": scored_with.get(run["run"], []),
-                "extraction": extracted_with.get(run["run"], []),
-            },
-            "execution": execution.get(run["run"], []),
-            "excluded": excluded.get(run["run"], []),
-            "stopped": stopped(
-                execution.get(run["run"], []),
-                stops.get(run["run"], []),
-                halts.get(run["run"]),
-                retries.get(run["run"], []),
-                free=run["authorization"] == "free",
+        outcome_counts = counts.get(name, [])
+        rates = arm_rates(outcome_counts, run.arms, kind)
+        built[name] = RunReport(
+            report=kind.name,
+            scale=kind.scale,
+            run=run,
+            execution=tuple(execution.get(name, [])),
+            excluded=tuple(excluded.get(name, [])),
+            stopped=stopped(
+                execution.get(name, []),
+                stops.get(name, []),
+                halts.get(name),
+                retries.get(name, []),
+                free=run.authorization == "free",
             ),
-            "outcome_counts": counts.get(run["run"], []),
-            "subjects": subjects.get(run["run"], []),
-            "sign_tests": sign_test_rows(comparisons.get(run["run"], []), kind),
-            "repeat_agreement": agreement.get(run["run"], []),
-        }
-        for run in runs
-    }
-    for report in built.values():
-        rates = arm_rates(report, kind)
-        report["rates"] = [
-            {**rate.model_dump(), "unscored": rate.unscored, "rate": rate.rate, "text": rate.text()}
-            for rate in rates
-        ]
-        run = report["run"]
-        report["missingness"] = differential_missingness(rates, run["reference_arm"], run["alpha"])
+            outcome_counts=tuple(outcome_counts),
+            subjects=tuple(subjects.get(name, [])),
+            sign_tests=tuple(sign_test_rows(comparisons.get(name, []), kind)),
+            repeat_agreement=tuple(agreement.get(name, [])),
+            rates=tuple(
+                ShownRate(
+                    **rate.model_dump(), unscored=rate.unscored, rate=rate.rate, text=rate.text()
+                )
+                for rate in rates
+            ),
+            missingness=tuple(differential_missingness(rates, run.reference_arm, run.alpha)),
+            reproduction=tuple(reproduction[name])
+            if reproduction and name in reproduction
+            else None,
+            rescoring=tuple(rescoring[name]) if rescoring and name in rescoring else None,
+            adjudication=(adjudication or {}).get(name),
+        )
     return built
 
 
 def stopped(
-    execution: list[dict[str, Any]],
-    causes: list[dict[str, Any]],
-    first: dict[str, Any] | None,
-    retried: list[dict[str, Any]],
+    execution: Sequence[ExecutionCount],
+    causes: Sequence[StopCause],
+    first: FirstFailure | None,
+    retried: Sequence[Retry],
     *,
     free: bool = False,
-) -> dict[str, Any]:
+) -> Stopped:
     """Why a run stopped, in words: the halt, the first failing call and its cause, what comes
     next (a free run's next ``dvc repro`` sends what was not answered; a paid run is never
     resumed), the calls counted by cause, the retried calls, and reported spend above what was
     reserved."""
-    calls = sum(row["calls"] for row in execution)
-    completed = sum(row["calls"] for row in execution if row["status"] == "completed")
-    reserved = sum(row["reserved_usd"] or 0 for row in execution)
-    reported = sum(row["reported_usd"] or 0 for row in execution)
-    ceiling = next((c for c in causes if c["cause"] == "ceiling-reached"), None)
-    if first is not None and first["halted"]:
+    calls = sum(row.calls for row in execution)
+    completed = sum(row.calls for row in execution if row.status == "completed")
+    reserved = sum(row.reserved_usd or 0 for row in execution)
+    reported = sum(row.reported_usd or 0 for row in execution)
+    ceiling = next((c for c in causes if c.cause == "ceiling-reached"), None)
+    if first is not None and first.halted:
         summary = (
-            f"Halted after call `{first['cell_id']}` step {first['step']} "
-            f"(`{first['reason']}`): {first['detail'] or first['status']}. Every later call was "
+            f"Halted after call `{first.cell_id}` step {first.step} "
+            f"(`{first.reason}`): {first.detail or first.status}. Every later call was "
             "not sent."
         )
         if free:  # no budget was involved
@@ -218,7 +267,7 @@ def stopped(
                 " A paid run is never resumed: find the cause, then plan and authorize a fresh "
                 "run (a new run id) with its own budget."
             )
-    elif any(c["cause"] == SEND_REFUSED for c in causes):
+    elif any(c.cause == SEND_REFUSED for c in causes):
         summary = (
             "Nothing was sent this time: a check before sending refused the run (each call's "
             "reason says why; the send stage printed it). Fix the cause; the next `dvc repro` "
@@ -226,12 +275,12 @@ def stopped(
         )
     elif ceiling is not None:
         summary = (
-            f"Stopped at the ceiling: {ceiling['calls']} calls were not sent because "
+            f"Stopped at the ceiling: {ceiling.calls} calls were not sent because "
             "reserving one more request would pass the ceiling."
         )
-    elif any(c["cause"] == "awaiting-authorization" for c in causes):
+    elif any(c.cause == "awaiting-authorization" for c in causes):
         summary = "Awaiting authorization: nothing was sent."
-    elif any(c["status"] == "interrupted" for c in causes):
+    elif any(c.status == "interrupted" for c in causes):
         summary = (
             "The process ended mid-request; a paid run is never resumed, so the calls after it "
             "were not sent."
@@ -246,112 +295,123 @@ def stopped(
             f"The provider reported ${reported:.6f}, more than the ${reserved:.6f} reserved: a "
             "billing anomaly. Check the charges in the provider's console."
         )
-    return {
-        "summary": summary,
-        "first_failure": first,
-        "causes": causes,
-        "retried": retried,
-        "overspend": overspend,
-    }
+    return Stopped(
+        summary=summary,
+        first_failure=first,
+        causes=tuple(causes),
+        retried=tuple(retried),
+        overspend=overspend,
+    )
 
 
-def _stopped_markdown(stop: dict[str, Any]) -> list[str]:
-    parts = ["## Why the run stopped\n", stop["summary"] + "\n"]
-    if stop["overspend"]:
-        parts.append(f"**{stop['overspend']}**\n")
-    first = stop["first_failure"]
-    if first is not None and not first["halted"]:
+def _stopped_markdown(stop: Stopped) -> list[str]:
+    parts = ["## Why the run stopped\n", stop.summary + "\n"]
+    if stop.overspend:
+        parts.append(f"**{stop.overspend}**\n")
+    first = stop.first_failure
+    if first is not None and not first.halted:
         parts.append(
-            f"First failing call: `{first['cell_id']}` step {first['step']} "
-            f"(`{first['reason']}`): {first['detail'] or first['status']}.\n"
+            f"First failing call: `{first.cell_id}` step {first.step} "
+            f"(`{first.reason}`): {first.detail or first.status}.\n"
         )
-    if stop["causes"]:
+    if stop.causes:
         parts.append("Calls not completed (or halting), by cause:\n")
-        parts.append(_table(stop["causes"], ["status", "cause", "calls", "example"]))
-    if stop["retried"]:
+        parts.append(markdown_table(stop.causes, ["status", "cause", "calls", "example"]))
+    if stop.retried:
         parts.append("Calls that took more than one attempt (every other call took one):\n")
-        parts.append(_table(stop["retried"], ["cell_id", "step", "status", "attempts"]))
+        parts.append(markdown_table(stop.retried, ["cell_id", "step", "status", "attempts"]))
     return parts
 
 
-def _table(rows: list[dict[str, Any]], columns: list[str]) -> str:
-    if not rows:
-        return "_none_\n"
-    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
-    lines += [
-        "| " + " | ".join("—" if r[c] is None else str(r[c]) for c in columns) + " |" for r in rows
+def markdown_grid(columns: Sequence[str], cells: Iterable[Sequence[object]]) -> str:
+    """A Markdown table of ``cells`` (one sequence per row, in ``columns`` order); ``None`` is
+    shown as ``—`` and an empty table as ``_none_``."""
+    lines = [
+        "| " + " | ".join("—" if value is None else str(value) for value in row) + " |"
+        for row in cells
     ]
-    return "\n".join(lines) + "\n"
+    if not lines:
+        return "_none_\n"
+    header = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    return "\n".join(header + lines) + "\n"
 
 
-def _header(report: dict[str, Any]) -> list[str]:
-    run = report["run"]
+def markdown_table(rows: Iterable[BaseModel], columns: Sequence[str]) -> str:
+    """A Markdown table of the records' ``columns`` (their field names)."""
+    return markdown_grid(columns, ([getattr(row, c) for c in columns] for row in rows))
+
+
+def _header(report: RunReport) -> list[str]:
+    run = report.run
     parts = []
-    if run["simulated"]:
+    if run.simulated:
         parts.append(SIMULATED_BANNER + "\n")
-    if run["local_model"]:
-        parts.append(LOCAL_BANNER.format(label=run["local_model"]) + "\n")
-    scored = ", ".join(f"v{v}" for v in run["structure_evaluator"]) or "none"
+    if run.local_model:
+        parts.append(LOCAL_BANNER.format(label=run.local_model) + "\n")
+    scored = ", ".join(f"v{v}" for v in run.structure_evaluator) or "none"
     parts.append(mode_line(run) + "\n")
     parts.append(
-        f"Model `{run['model']}` ({run['provider']}), scenario `{run['scenario']}`, {run['repeats']} "
-        f"repeats, plan `{run['plan_hash']}`"
-        + (f", structural evaluator {scored}.\n" if report["report"] == ABSTRACTION.name else ".\n")
+        f"Model `{run.model}` ({run.provider}), scenario `{run.scenario}`, {run.repeats} "
+        f"repeats, plan `{run.plan_hash}`"
+        + (f", structural evaluator {scored}.\n" if report.report == ABSTRACTION.name else ".\n")
     )
-    for row in report.get("excluded", []):
-        cells = "1 cell" if row["cells"] == 1 else f"{row['cells']} cells"
+    for row in report.excluded:
+        cells = "1 cell" if row.cells == 1 else f"{row.cells} cells"
         parts.append(
-            f"**Excluded by the plan:** {cells} at {row['arm']}, never sent ({row['reason']}); "
+            f"**Excluded by the plan:** {cells} at {row.arm}, never sent ({row.reason}); "
             "they are missing evidence.\n"
         )
-    preregistered = run["preregistered_structure_evaluator"]
-    if report["report"] == ABSTRACTION.name and run["structure_evaluator"] not in (
-        [],
-        [preregistered],
-    ):
+    preregistered = run.preregistered_structure_evaluator
+    if report.report == ABSTRACTION.name and run.structure_evaluator not in ((), (preregistered,)):
         parts.append(
             f"**Deviation from the plan:** scored with evaluator {scored}; the plan preregistered "
             f"v{preregistered}. This is a rescoring, not the preregistered analysis.\n"
         )
-    if run["extraction"] not in ([], [run["preregistered_extraction"]]):
-        used = ", ".join(f"v{v}" for v in run["extraction"])
+    if run.extraction not in ((), (run.preregistered_extraction,)):
+        used = ", ".join(f"v{v}" for v in run.extraction)
         parts.append(
             f"**Deviation from the plan:** candidates extracted with rules {used}; the plan "
-            f"preregistered v{run['preregistered_extraction']}.\n"
+            f"preregistered v{run.preregistered_extraction}.\n"
         )
-    if run["authorization"] == "awaiting-authorization":
+    if run.authorization == "awaiting-authorization":
         partial = ""
-        if run["admitted_requests"] < run["requests"]:
+        if run.admitted_requests < run.requests:
             partial = (
-                f" Warning: **the ceiling admits {run['admitted_requests']} of {run['requests']} "
+                f" Warning: **the ceiling admits {run.admitted_requests} of {run.requests} "
                 "requests**, so the run would halt part-way (raise ceiling_usd, or authorize "
                 "with --accept-partial)."
             )
         parts.append(
-            f"**Awaiting authorization.** Nothing was spent. Plan hash `{run['plan_hash']}`, "
-            f"{run['cells']} cells, {run['requests']} requests, worst-case cost "
-            f"${run['worst_case_usd']:.2f} reserved (expected about "
-            f"${run.get('expected_usd', 0.0):.4f} from the prompts' sizes).{partial} Inspect "
+            f"**Awaiting authorization.** Nothing was spent. Plan hash `{run.plan_hash}`, "
+            f"{run.cells} cells, {run.requests} requests, worst-case cost "
+            f"${run.worst_case_usd:.2f} reserved (expected about "
+            f"${run.expected_usd:.4f} from the prompts' sizes).{partial} Inspect "
             f"with `assay plan show "
-            f"{run['run']}`, then `assay authorize {run['run']} --plan-hash HASH`.\n"
+            f"{run.run}`, then `assay authorize {run.run} --plan-hash HASH`.\n"
         )
     return parts
 
 
-def mode_line(run: dict[str, Any]) -> str:
+def mode_line(run: LabelledRun) -> str:
     """``**Prompting mode:** chat, answer prefilled with … (real local model).``: how the run's
     answers were asked for, which shapes them, so it stands next to every result."""
-    kind = "" if run["kind"] == run["mode"] else f" ({run['kind']})"
-    return f"**Prompting mode:** {run['mode']}{kind}."
+    kind = "" if run.kind == run.mode else f" ({run.kind})"
+    return f"**Prompting mode:** {run.mode}{kind}."
 
 
-def render_markdown(report: dict[str, Any]) -> str:
-    kind = ABSTRACTION if report["report"] == ABSTRACTION.name else CORRECTNESS
+def kind_of(report: RunReport) -> ReportKind:
+    return ABSTRACTION if report.report == ABSTRACTION.name else CORRECTNESS
+
+
+def render_markdown(report: RunReport) -> str:
+    kind = kind_of(report)
     scale = " < ".join(kind.scale)
-    parts = [f"# {kind.title}: {report['run']['run']}\n", *_header(report)]
+    parts = [f"# {kind.title}: {report.run.run}\n", *_header(report)]
     parts.append("## Provider calls\n")
-    parts.append(_table(report["execution"], ["status", "calls", "reserved_usd", "reported_usd"]))
-    parts += _stopped_markdown(report["stopped"])
+    parts.append(
+        markdown_table(report.execution, ["status", "calls", "reserved_usd", "reported_usd"])
+    )
+    parts += _stopped_markdown(report.stopped)
     parts += rates_section(report, kind)
     parts.append("## Paired sign test (reference arm against each arm)\n")
     if not kind.confirmatory:
@@ -361,7 +421,7 @@ def render_markdown(report: dict[str, Any]) -> str:
         "and leaves the comparison. `favouring_reference` = subjects where the reference arm scored "
         "higher (the other arm regressed).\n\n"
     )
-    parts.append(_table([shown_test(t) for t in report["sign_tests"]], TEST_COLUMNS))
+    parts.append(markdown_grid(TEST_COLUMNS, (shown_test(t) for t in report.sign_tests)))
     note = multiple_arms_note(report)
     if note:
         parts.append("\n" + note + "\n")
@@ -369,41 +429,38 @@ def render_markdown(report: dict[str, Any]) -> str:
     parts += repeat_agreement_section(report, kind)
     parts += reproduction_section(report)
     parts.append("## Outcomes per arm\n")
-    parts.append(_table(report["outcome_counts"], ["step", "arm", "outcome", "cells"]))
+    parts.append(markdown_table(report.outcome_counts, ["step", "arm", "outcome", "cells"]))
     parts.append("## Subjects\n")
     parts.append(
-        _table(report["subjects"], ["step", "subject", "arm", "cells", "complete", "lower_median"])
+        markdown_table(
+            report.subjects, ["step", "subject", "arm", "cells", "complete", "lower_median"]
+        )
     )
     return "\n".join(parts)
 
 
-def shown_test(test: dict[str, Any]) -> dict[str, Any]:
-    """A sign-test row as the tables show it: below the minimum inference set, what the test is
-    (descriptive only, n of the minimum) stands where its p-values and significance would."""
-    if not test.get("descriptive_only") or test.get("p_value") is None:
-        return test
-    text = descriptive_text(test["complete_subjects"], test["minimum_subjects"])
-    return {**test, "p_value": text, "p_holm": "—", "significant": "—"}
+def shown_test(test: SignTest) -> list[object]:
+    """A sign-test row's cells (:data:`TEST_COLUMNS`) as the tables show them: below the
+    minimum inference set, what the test is (descriptive only, n of the minimum) stands where
+    its p-values and significance would."""
+    shown: dict[str, object] = {}
+    if test.descriptive_only and test.p_value is not None:
+        text = descriptive_text(test.complete_subjects, test.minimum_subjects)
+        shown = {"p_value": text, "p_holm": "—", "significant": "—"}
+    return [shown[c] if c in shown else getattr(test, c) for c in TEST_COLUMNS]
 
 
-def rates_section(report: dict[str, Any], kind: ReportKind) -> list[str]:
+def rates_section(report: RunReport, kind: ReportKind) -> list[str]:
     """Each arm's rate with its numerator and denominator, what is not scored, and arms whose
     missing evidence differs from the reference arm's."""
     top = kind.scale[-1]
     parts = [f"## {top.capitalize()} per arm (step 1): numerator, denominator, not scored\n"]
-    rows = [
-        {
-            "arm": r["arm"],
-            top: r["hits"],
-            "scored": r["scored"],
-            "not scored": r["unscored"],
-            "cells": r["cells"],
-            "rate": "—" if r["rate"] is None else f"{r['rate']:.2f}",
-        }
-        for r in report.get("rates", [])
+    cells = [
+        [r.arm, r.hits, r.scored, r.unscored, r.cells, "—" if r.rate is None else f"{r.rate:.2f}"]
+        for r in report.rates
     ]
-    parts.append(_table(rows, ["arm", top, "scored", "not scored", "cells", "rate"]))
-    parts += [missingness_line(flag) + "\n" for flag in report.get("missingness", [])]
+    parts.append(markdown_grid(["arm", top, "scored", "not scored", "cells", "rate"], cells))
+    parts += [missingness_line(flag) + "\n" for flag in report.missingness]
     return parts
 
 
@@ -424,64 +481,62 @@ def agreement_columns(kind: ReportKind) -> dict[str, str]:
     return {key: label.format(value=value) for key, label in AGREEMENT_COLUMNS.items()}
 
 
-def repeat_agreement_section(report: dict[str, Any], kind: ReportKind) -> list[str]:
+def repeat_agreement_section(report: RunReport, kind: ReportKind) -> list[str]:
     """Per arm, how often a cell's repeats agree: of the subjects with every repeat scored, how
     many have one verdict (outcome), and of those with every repeat answered, how many gave
     byte-identical texts (nothing for a run of one repeat)."""
-    rows = report.get("repeat_agreement") or []
-    if not rows:
+    if not report.repeat_agreement:
         return []
     columns = agreement_columns(kind)
     value = columns["same_outcome"].removeprefix("same ")
     text = (
-        f"Of the subjects whose {report['run']['repeats']} repeats are all scored, those whose "
+        f"Of the subjects whose {report.run.repeats} repeats are all scored, those whose "
         f"repeats have the same {value}; of those whose repeats were all answered, those whose "
         "answer texts are byte-identical. Greedy decoding gives identical texts (a repeat adds "
         "no information); a model sampled at a temperature should not.\n"
     )
-    parts = ["## Repeat agreement\n", text]
-    lines = ["| " + " | ".join(columns.values()) + " |", "|" + "---|" * len(columns)]
-    lines += ["| " + " | ".join(str(row[key]) for key in columns) + " |" for row in rows]
-    parts.append("\n".join(lines) + "\n")
-    return parts
+    table = markdown_grid(
+        list(columns.values()),
+        ([getattr(row, key) for key in columns] for row in report.repeat_agreement),
+    )
+    return ["## Repeat agreement\n", text, table]
 
 
-def reproductions(con: duckdb.DuckDBPyConnection) -> dict[str, list[dict[str, Any]]]:
+def reproductions(con: duckdb.DuckDBPyConnection) -> dict[str, list[Reproduction]]:
     """Per run, how its answers compare with each other fresh run of the same plan (runs whose
     plans are equal apart from the run id and the cells they send: ``Plan.content_hash``), byte
     for byte. Built from another run's evidence,
     so reported beside the run's report (``export.build.BESIDE_THE_BUNDLE``)."""
-    return _by_run(rows_of(con, query_text("reproduction.sql")))
+    return _query(con, "reproduction.sql", Reproduction, ABSTRACTION)
 
 
-def reproduction_section(report: dict[str, Any]) -> list[str]:
+def reproduction_section(report: RunReport) -> list[str]:
     """How the run's answers compare with another fresh run of the same plan, byte for byte."""
-    rows = report.get("reproduction") or []
-    if not rows:
+    if not report.reproduction:
         return []
     parts = ["## Reproduction: other fresh runs of the same plan\n"]
-    for row in rows:
+    for row in report.reproduction:
         verdict = (
             "every answer byte-identical"
-            if row["identical"] == row["both_answered"]
-            else f"**{row['both_answered'] - row['identical']} answers differ**"
+            if row.identical == row.both_answered
+            else f"**{row.both_answered - row.identical} answers differ**"
         )
         parts.append(
-            f"`{row['other_run']}` (its plan equals this one apart from the run id and which "
+            f"`{row.other_run}` (its plan equals this one apart from the run id and which "
             "of the cells it sends: a fresh run, or a reproduction of a sample of them): "
-            f"{row['identical']} of the {row['both_answered']} calls both runs answered gave "
-            f"byte-identical text ({verdict}; this run answered {row['answered']} calls, that "
-            f"one {row['other_answered']}).\n"
+            f"{row.identical} of the {row.both_answered} calls both runs answered gave "
+            f"byte-identical text ({verdict}; this run answered {row.answered} calls, that "
+            f"one {row.other_answered}).\n"
         )
     return parts
 
 
-def multiple_arms_note(report: dict[str, Any]) -> str | None:
+def multiple_arms_note(report: RunReport) -> str | None:
     """How to read several arms against one reference (``None`` with one arm)."""
-    arms = len(report["run"]["arms"]) - 1
+    arms = len(report.run.arms) - 1
     if arms < 2:
         return None
-    alpha = report["run"]["alpha"]
+    alpha = report.run.alpha
     return (
         f"**Several arms:** each step compares the reference arm with {arms} arms. The "
         f"preregistered test is per arm at alpha {alpha:g} without adjustment (`p_value` "
@@ -490,56 +545,69 @@ def multiple_arms_note(report: dict[str, Any]) -> str | None:
     )
 
 
-def _rescoring_section(report: dict[str, Any]) -> list[str]:
-    lines = report.get("rescoring")
-    if not lines:
+def _rescoring_section(report: RunReport) -> list[str]:
+    if not report.rescoring:
         return []
-    name = report["run"]["run"]
     return [
         "## Rescoring with other evaluator versions\n",
-        "".join(f"- {line}\n" for line in lines)
-        + f"\nEvery changed cell: `data/report/rescore/{name}.md`.\n",
+        "".join(f"- {line}\n" for line in report.rescoring)
+        + f"\nEvery changed cell: `data/report/rescore/{report.run.run}.md`.\n",
     ]
 
 
-def _adjudication_section(report: dict[str, Any]) -> list[str]:
-    adjudication = report.get("adjudication")
+def _adjudication_section(report: RunReport) -> list[str]:
+    adjudication = report.adjudication
     if adjudication is None:
         return []
     parts = ["## With human adjudication of ambiguous cells (not the preregistered result)\n"]
     parts.append(
-        f"{adjudication['ambiguous_cells']} cells are ambiguous under the preregistered "
-        f"v{adjudication['version']}; {adjudication['adjudicated_cells']} are adjudicated in "
-        f"`{adjudication['source']}`. *Without* is the preregistered result above; *with* "
+        f"{adjudication.ambiguous_cells} cells are ambiguous under the preregistered "
+        f"v{adjudication.version}; {adjudication.adjudicated_cells} are adjudicated in "
+        f"`{adjudication.source}`. *Without* is the preregistered result above; *with* "
         "replaces only the adjudicated cells.\n\n"
     )
-    if adjudication["adjudicated_cells"]:
-        parts.append(_table(adjudication["tests"], [
+    if adjudication.adjudicated_cells:
+        parts.append(markdown_table(adjudication.tests, [
             "step", "arm", "p_without", "p_with", "significant_without", "significant_with",
             "complete_without", "complete_with",
         ]))  # fmt: skip
         parts.append("\n")
         parts.append(
-            _table(
-                adjudication["entries"], ["cell_id", "step", "verdict", "adjudicator", "rationale"]
+            markdown_table(
+                adjudication.entries, ["cell_id", "step", "verdict", "adjudicator", "rationale"]
             )
         )
     return parts
 
 
-def build_all(con: duckdb.DuckDBPyConnection) -> dict[str, dict[str, dict[str, Any]]]:
-    """Both reports, by kind name then run."""
-    return {kind.name: build_reports(con, kind) for kind in KINDS}
+def build_all(
+    con: duckdb.DuckDBPyConnection,
+    *,
+    reproduction: Mapping[str, Sequence[Reproduction]] | None = None,
+    rescoring: Mapping[str, Sequence[str]] | None = None,
+    adjudication: Mapping[str, Adjudicated] | None = None,
+) -> dict[str, Reports]:
+    """Both reports, by kind name then run; what other evidence says about a run is part of its
+    primary (abstraction) report only."""
+    return {
+        ABSTRACTION.name: build_reports(
+            con,
+            ABSTRACTION,
+            reproduction=reproduction,
+            rescoring=rescoring,
+            adjudication=adjudication,
+        ),
+        **{kind.name: build_reports(con, kind) for kind in KINDS if kind != ABSTRACTION},
+    }
 
 
-def report_json(report: dict[str, Any]) -> str:
-    """A report's JSON file: sorted, indented, one form only (export recomputes it)."""
-    return json.dumps(report, indent=2, sort_keys=True, default=str) + "\n"
+def report_json(report: BaseModel) -> str:
+    """A report's JSON file: the record's ``model_dump`` (mode json), sorted, indented, one
+    form only (export recomputes it)."""
+    return json.dumps(report.model_dump(mode="json"), indent=2, sort_keys=True) + "\n"
 
 
-def write_report_files(
-    folder: Path, reports: dict[str, dict[str, Any]], render: Callable[[dict[str, Any]], str]
-) -> None:
+def write_report_files(folder: Path, reports: Mapping[str, B], render: Callable[[B], str]) -> None:
     """Each report as ``<name>.json`` and its Markdown ``<name>.md`` in ``folder``."""
     folder.mkdir(parents=True, exist_ok=True)
     for name, report in reports.items():
@@ -547,7 +615,7 @@ def write_report_files(
         (folder / f"{name}.md").write_text(render(report))
 
 
-def write_reports(reports: dict[str, dict[str, dict[str, Any]]], out: Path) -> None:
+def write_reports(reports: Mapping[str, Reports], out: Path) -> None:
     for kind_name, per_run in reports.items():
         for name, report in per_run.items():
             folder = out / "runs" / name

@@ -13,17 +13,23 @@ abstraction is "neither helper nor primitive": missing evidence). Cells the plan
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Literal, Protocol, TypeVar
 
 import duckdb
+from pydantic import Field
 
+from assay.core.records import Frozen
 from assay.fixtures.chain import earlier_steps_called
-from assay.report.compare import EXPLORATORY, sentence
+from assay.report.compare import EXPLORATORY, ModelComparison, sentence
 from assay.report.database import query_text
 from assay.report.kinds import ABSTRACTION
-from assay.report.primary import SIMULATED_BANNER, rows_of, write_report_files
+from assay.report.primary import SIMULATED_BANNER, write_report_files
+from assay.report.query import rows
+from assay.report.run_records import RunReport, SignTest
+
+R = TypeVar("R", bound=Frozen)
 
 MIXED_BANNER = (
     "> **SIMULATED MODEL** in the runs of kind *simulated* below: their answers come from "
@@ -41,106 +47,291 @@ def arm_level(arm: str) -> int | None:
     return int(match.group(1)) if match else None
 
 
+class ScenarioRun(Frozen):
+    """A run of the scenario, with what answered it and how it was prompted."""
+
+    run: str
+    model: str
+    simulated: bool
+    kind: str
+    mode: str
+    repeats: int
+
+
+class ScenarioRunRow(ScenarioRun):
+    """The ``runs`` view as a scenario report reads it."""
+
+    scenario: str
+    arms: tuple[str, ...]
+
+
+class OutcomeRow(Frozen):
+    """``scenario_cells.sql``: a run's cells at one arm and step with one outcome."""
+
+    scenario: str
+    step: int
+    arm: str
+    run: str
+    model: str
+    simulated: bool
+    outcome: str
+    cells: int
+
+
+class MedianRow(Frozen):
+    """``scenario_subjects.sql``: a run's subjects at one arm and step by lower median."""
+
+    scenario: str
+    step: int
+    arm: str
+    run: str
+    model: str
+    reused: int
+    mixed: int
+    duplicated: int
+    incomplete: int
+
+
+class AmbiguousRow(Frozen):
+    """``scenario_ambiguous.sql``: an ambiguous cell with its reason and its answer's source."""
+
+    scenario: str
+    step: int
+    arm: str
+    run: str
+    reason: str | None
+    source: str | None
+
+
+class ExcludedRow(Frozen):
+    """``scenario_excluded.sql``: cells the plan left out, per scenario, arm and run."""
+
+    scenario: str
+    arm: str
+    run: str
+    model: str
+    cells: int
+    reason: str
+
+
+class ArmCells(Frozen):
+    """One arm's cells of one run: on the scale by verdict, ``scored`` their sum, and every
+    other outcome (ambiguous, rejected, the missing states) by name in ``unscored``, in legend
+    order."""
+
+    reused: int = 0
+    mixed: int = 0
+    duplicated: int = 0
+    scored: int = 0
+    unscored: dict[str, int] = Field(default_factory=dict)
+
+
+class SubjectMedians(Frozen):
+    """One arm's subjects of one run by lower median, and the incomplete ones."""
+
+    reused: int
+    mixed: int
+    duplicated: int
+    incomplete: int
+
+
+class ScenarioTest(Frozen):
+    """One arm's sign test against the reference arm in one run."""
+
+    regressed: int
+    improved: int
+    ties: int
+    complete: int
+    p_value: float | None
+    p_holm: float | None
+    significant: bool | None
+    descriptive_only: bool
+
+
+class OwnStep(Frozen):
+    """Ambiguous cells, and those of them that only call the model's own earlier step."""
+
+    ambiguous: int
+    own_step: int
+
+
+class ScenarioStep(Frozen):
+    """One step's tables, each by arm, then run."""
+
+    cells: dict[str, dict[str, ArmCells]]
+    subjects: dict[str, dict[str, SubjectMedians]]
+    tests: dict[str, dict[str, ScenarioTest]]
+    ambiguous: dict[str, dict[str, OwnStep]]
+
+
+class ScenarioExcluded(Frozen):
+    arm: str
+    run: str
+    model: str
+    cells: int
+    reason: str
+
+
+class ScenarioReport(Frozen):
+    """Every run of one scenario side by side (``data/report/scenarios/<scenario>.json``)."""
+
+    report: Literal["scenario"] = "scenario"
+    scenario: str
+    arms: tuple[str, ...]
+    runs: tuple[ScenarioRun, ...]
+    steps: dict[str, ScenarioStep]
+    """By step number (a JSON key, so a string)."""
+    excluded: tuple[ScenarioExcluded, ...]
+    halted: dict[str, str]
+    """Per run with halted cells, why it stopped."""
+    model_comparisons: tuple[ModelComparison, ...]
+
+
+def _arm_cells(rows: Iterable[OutcomeRow]) -> ArmCells:
+    scored = {row.outcome: row.cells for row in rows if row.outcome in ABSTRACTION.scale}
+    order = ABSTRACTION.outcomes
+    unscored = sorted(
+        ((row.outcome, row.cells) for row in rows if row.outcome not in ABSTRACTION.scale),
+        key=lambda item: order.index(item[0]),
+    )
+    return ArmCells(**scored, scored=sum(scored.values()), unscored=dict(unscored))
+
+
+def _own_step(rows: Sequence[AmbiguousRow]) -> OwnStep:
+    own = sum(
+        row.reason in OWN_STEP_REASONS and bool(earlier_steps_called(row.source or "", row.step))
+        for row in rows
+    )
+    return OwnStep(ambiguous=len(rows), own_step=own)
+
+
+def _scenario_test(test: SignTest) -> ScenarioTest:
+    return ScenarioTest(
+        regressed=test.favouring_reference,
+        improved=test.favouring_arm,
+        ties=test.ties,
+        complete=test.complete_subjects,
+        p_value=test.p_value,
+        p_holm=test.p_holm,
+        significant=test.significant,
+        descriptive_only=test.descriptive_only,
+    )
+
+
+Place = tuple[str, str, str, str]
+"""``(scenario, step, arm, run)``, the step as its JSON key."""
+
+
+class Placed(Protocol):
+    """A row of one scenario's run at one arm and step."""
+
+    @property
+    def scenario(self) -> str: ...
+    @property
+    def step(self) -> int: ...
+    @property
+    def arm(self) -> str: ...
+    @property
+    def run(self) -> str: ...
+
+
+G = TypeVar("G", bound=Placed)
+V = TypeVar("V")
+
+
+def _grouped(rows: Iterable[G]) -> dict[Place, list[G]]:
+    """The rows by scenario, step, arm and run, in the query's order."""
+    grouped: dict[Place, list[G]] = {}
+    for row in rows:
+        grouped.setdefault((row.scenario, str(row.step), row.arm, row.run), []).append(row)
+    return grouped
+
+
+def _by_step(values: Mapping[Place, V], scenario: str) -> dict[str, dict[str, dict[str, V]]]:
+    """``{step: {arm: {run: value}}}`` of one scenario's values, in their order."""
+    nested: dict[str, dict[str, dict[str, V]]] = {}
+    for (name, step, arm, run), value in values.items():
+        if name == scenario:
+            nested.setdefault(step, {}).setdefault(arm, {})[run] = value
+    return nested
+
+
+def _query(con: duckdb.DuckDBPyConnection, name: str, row: type[R]) -> list[R]:
+    return rows(con, query_text(name), row, query=f"queries/{name}")
+
+
+def _part(row: Frozen, record: type[R]) -> R:
+    """The fields of ``record`` that ``row`` holds, as that record."""
+    return record.model_validate(row.model_dump(include=set(record.model_fields)))
+
+
 def build_scenario_reports(
-    con: duckdb.DuckDBPyConnection, primary: dict[str, dict[str, Any]]
-) -> dict[str, dict[str, Any]]:
-    runs = rows_of(
+    con: duckdb.DuckDBPyConnection,
+    primary: Mapping[str, RunReport],
+    model_comparisons: Callable[[Sequence[str]], Sequence[ModelComparison]] | None = None,
+) -> dict[str, ScenarioReport]:
+    """One report per scenario of the planned runs: the run reports' sign tests (``primary``)
+    beside the scenario's own tables, and ``model_comparisons`` of its runs (by run name)."""
+    runs = rows(
         con,
         "SELECT run, scenario, model, simulated, kind, mode, repeats, arms FROM runs "
         "ORDER BY simulated, run",
+        ScenarioRunRow,
+        query="runs",
     )
-    cells = rows_of(con, query_text("scenario_cells.sql"))
-    subjects = rows_of(con, query_text("scenario_subjects.sql"))
-    reports: dict[str, dict[str, Any]] = {}
-    for run in runs:
-        report = reports.setdefault(
-            run["scenario"],
-            {
-                "report": "scenario",
-                "scenario": run["scenario"],
-                "arms": run["arms"],
-                "runs": [],
-                "steps": {},
-                "excluded": [],
-                "halted": {},
-            },
-        )
-        report["runs"].append(
-            {k: run[k] for k in ("run", "model", "simulated", "kind", "mode", "repeats")}
-        )
-    for row in cells:
-        step = _step(reports, row)
-        counts = step["cells"].setdefault(row["arm"], {}).setdefault(row["run"], _no_cells())
-        if row["outcome"] in ABSTRACTION.scale:
-            counts[row["outcome"]] = row["cells"]
-            counts["scored"] += row["cells"]
-        else:
-            counts["unscored"][row["outcome"]] = row["cells"]
-    for step in (s for report in reports.values() for s in report["steps"].values()):
-        for per_run in step["cells"].values():
-            for counts in per_run.values():
-                order = ABSTRACTION.outcomes
-                counts["unscored"] = dict(
-                    sorted(counts["unscored"].items(), key=lambda item: order.index(item[0]))
-                )
-    for row in subjects:
-        step = _step(reports, row)
-        step["subjects"].setdefault(row["arm"], {})[row["run"]] = {
-            k: row[k] for k in ("reused", "mixed", "duplicated", "incomplete")
-        }
-    for row in rows_of(con, query_text("scenario_excluded.sql")):
-        reports[row["scenario"]]["excluded"].append(
-            {k: row[k] for k in ("arm", "run", "model", "cells", "reason")}
-        )
-    for row in rows_of(con, query_text("scenario_ambiguous.sql")):
-        step = _step(reports, row)
-        counts = (
-            step["ambiguous"]
-            .setdefault(row["arm"], {})
-            .setdefault(row["run"], {"ambiguous": 0, "own_step": 0})
-        )
-        counts["ambiguous"] += 1
-        counts["own_step"] += row["reason"] in OWN_STEP_REASONS and bool(
-            earlier_steps_called(row["source"] or "", row["step"])
-        )
+    cells = _grouped(_query(con, "scenario_cells.sql", OutcomeRow))
+    medians = _grouped(_query(con, "scenario_subjects.sql", MedianRow))
+    ambiguous = _grouped(_query(con, "scenario_ambiguous.sql", AmbiguousRow))
+    excluded = _query(con, "scenario_excluded.sql", ExcludedRow)
+    tests: dict[Place, ScenarioTest] = {}
+    halted: dict[str, dict[str, str]] = {}
     for name, run_report in primary.items():
-        scenario = run_report["run"]["scenario"]
-        if any(row["outcome"] == "halted" for row in run_report["outcome_counts"]):
-            reports[scenario]["halted"][name] = run_report["stopped"]["summary"]
-        for test in run_report["sign_tests"]:
-            step = _step(reports, {"scenario": scenario, "step": test["step"]})
-            step["tests"].setdefault(test["arm"], {})[name] = {
-                "regressed": test["favouring_reference"],
-                "improved": test["favouring_arm"],
-                "ties": test["ties"],
-                "complete": test["complete_subjects"],
-                "p_value": test["p_value"],
-                "p_holm": test["p_holm"],
-                "significant": test["significant"],
-                "descriptive_only": test["descriptive_only"],
-            }
+        scenario = run_report.run.scenario
+        if any(row.outcome == "halted" for row in run_report.outcome_counts):
+            halted.setdefault(scenario, {})[name] = run_report.stopped.summary
+        for test in run_report.sign_tests:
+            tests[(scenario, str(test.step), test.arm, name)] = _scenario_test(test)
+    scenarios: dict[str, list[ScenarioRunRow]] = {}
+    for run in runs:
+        scenarios.setdefault(run.scenario, []).append(run)
+    reports = {}
+    for scenario, members in scenarios.items():
+        by_cells = _by_step({p: _arm_cells(r) for p, r in cells.items()}, scenario)
+        by_medians = _by_step(
+            {p: _part(r[0], SubjectMedians) for p, r in medians.items()}, scenario
+        )
+        by_tests = _by_step(tests, scenario)
+        by_ambiguous = _by_step({p: _own_step(r) for p, r in ambiguous.items()}, scenario)
+        steps = sorted({*by_cells, *by_medians, *by_tests, *by_ambiguous}, key=int)
+        reports[scenario] = ScenarioReport(
+            scenario=scenario,
+            arms=members[0].arms,
+            runs=tuple(_part(r, ScenarioRun) for r in members),
+            steps={
+                step: ScenarioStep(
+                    cells=by_cells.get(step, {}),
+                    subjects=by_medians.get(step, {}),
+                    tests=by_tests.get(step, {}),
+                    ambiguous=by_ambiguous.get(step, {}),
+                )
+                for step in steps
+            },
+            excluded=tuple(
+                _part(row, ScenarioExcluded) for row in excluded if row.scenario == scenario
+            ),
+            halted=halted.get(scenario, {}),
+            model_comparisons=tuple(model_comparisons([r.run for r in members]))
+            if model_comparisons is not None
+            else (),
+        )
     return reports
 
 
-def _no_cells() -> dict[str, Any]:
-    """One arm's cells of one run: on the scale by verdict, ``scored`` their sum, and every
-    other outcome (ambiguous, rejected, the missing states) by name in ``unscored``."""
-    return {"reused": 0, "mixed": 0, "duplicated": 0, "scored": 0, "unscored": {}}
-
-
-def _step(reports: dict[str, dict[str, Any]], row: dict[str, Any]) -> dict[str, Any]:
-    steps = reports[row["scenario"]]["steps"]
-    step: dict[str, Any] = steps.setdefault(
-        str(row["step"]), {"cells": {}, "subjects": {}, "tests": {}, "ambiguous": {}}
-    )
-    return step
-
-
 def _side_by_side(
-    arms: list[str],
-    runs: list[str],
-    table: dict[str, dict[str, Any]],
-    cell: Callable[[Any], str],
+    arms: Sequence[str],
+    runs: Sequence[str],
+    table: Mapping[str, Mapping[str, V]],
+    cell: Callable[[V], str],
     absent: str = "",
 ) -> str:
     header = "| arm | " + " | ".join(runs) + " |"
@@ -151,28 +342,29 @@ def _side_by_side(
     return "\n".join(lines) + "\n"
 
 
-def render_scenario_markdown(report: dict[str, Any]) -> str:
-    runs = [r["run"] for r in report["runs"]]
-    parts = [f"# Scenario report: {report['scenario']}\n"]
-    simulated = [r["run"] for r in report["runs"] if r["simulated"]]
-    if simulated and len(simulated) == len(report["runs"]):
+def render_scenario_markdown(report: ScenarioReport) -> str:
+    runs = [r.run for r in report.runs]
+    parts = [f"# Scenario report: {report.scenario}\n"]
+    simulated = [r.run for r in report.runs if r.simulated]
+    if simulated and len(simulated) == len(report.runs):
         parts.append(SIMULATED_BANNER + "\n")
     elif simulated:
         parts.append(MIXED_BANNER + "\n")
-    parts.append(runs_table(report["runs"]))
-    if report["excluded"]:
-        parts.append(_excluded_text(report["excluded"]))
-    for name, summary in report.get("halted", {}).items():
+    parts.append(runs_table(report.runs))
+    if report.excluded:
+        parts.append(_excluded_text(report.excluded))
+    for name, summary in report.halted.items():
         parts.append(f"Cells `halted` in `{name}`: {summary}\n")
-    for step, tables in sorted(report["steps"].items(), key=lambda item: int(item[0])):
-        heading = f"abstraction-{step}" if len(report["steps"]) > 1 else "abstraction"
+    arms = report.arms
+    for step, tables in sorted(report.steps.items(), key=lambda item: int(item[0])):
+        heading = f"abstraction-{step}" if len(report.steps) > 1 else "abstraction"
         parts.append(f"## {heading}\n")
         parts.append(
             "Cells, reused / duplicated (— when no cell was scored); mixed, ambiguous, rejected "
             "and missing cells (not-run, excluded, halted, no-candidate, evaluator-failure) in "
             "brackets when any:\n"
         )
-        parts.append(_side_by_side(report["arms"], runs, tables["cells"], _cells_text))
+        parts.append(_side_by_side(arms, runs, tables.cells, _cells_text))
         if int(step) > 1:
             parts.append(
                 "\nOf the ambiguous cells, those that only call the model's own earlier step "
@@ -180,31 +372,29 @@ def render_scenario_markdown(report: dict[str, Any]) -> str:
                 "reuse of the model's own abstraction scores ambiguous (no helper, no primitive) "
                 "and is missing evidence:\n"
             )
-            parts.append(
-                _side_by_side(report["arms"], runs, tables["ambiguous"], _ambiguous_text, "0 of 0")
-            )
+            parts.append(_side_by_side(arms, runs, tables.ambiguous, _ambiguous_text, "0 of 0"))
         parts.append("\nSubjects by lower median, reused / duplicated, and incomplete:\n")
-        parts.append(_side_by_side(report["arms"], runs, tables["subjects"], _subjects_text))
+        parts.append(_side_by_side(arms, runs, tables.subjects, _subjects_text))
         parts.append(
-            f"\nEach arm against `{report['arms'][0]}` (paired sign test; regressed = subjects that "
+            f"\nEach arm against `{arms[0]}` (paired sign test; regressed = subjects that "
             "reused less at that arm):\n"
         )
-        parts.append(_side_by_side(report["arms"][1:], runs, tables["tests"], _test_text))
-    comparisons = report.get("model_comparisons") or []
-    if comparisons:
+        parts.append(_side_by_side(arms[1:], runs, tables.tests, _test_text))
+    if report.model_comparisons:
         parts.append("## Cross-model comparison (exploratory)\n")
         parts.append(f"_{EXPLORATORY.capitalize()}._ Per subject, cells that reused the helper.\n")
-        parts.append("".join(f"- {sentence(c, t)}\n" for c in comparisons for t in c["tests"]))
+        parts.append(
+            "".join(f"- {sentence(c, t)}\n" for c in report.model_comparisons for t in c.tests)
+        )
     return "\n".join(parts)
 
 
-def runs_table(runs: list[dict[str, Any]]) -> str:
+def runs_table(runs: Iterable[ScenarioRun]) -> str:
     """Every run of the scenario with what answered it (its kind) and its prompting mode:
     real runs first, then simulated ones."""
     lines = ["| run | model | kind | prompting mode | repeats |", "|---|---|---|---|---|"]
     lines += [
-        f"| `{r['run']}` | {r['model']} | {cell(r['kind'])} | {cell(r['mode'])} | {r['repeats']} |"
-        for r in runs
+        f"| `{r.run}` | {r.model} | {cell(r.kind)} | {cell(r.mode)} | {r.repeats} |" for r in runs
     ]
     return "\n".join(lines) + "\n"
 
@@ -214,46 +404,46 @@ def cell(text: str) -> str:
     return text.replace("|", "\\|")
 
 
-def unscored_text(unscored: dict[str, int]) -> str:
+def unscored_text(unscored: Mapping[str, int]) -> str:
     """``3 ambiguous, 24 not-run``: the off-scale outcomes and missing states, by name."""
     return ", ".join(f"{n} {outcome}" for outcome, n in unscored.items())
 
 
-def _cells_text(c: dict[str, Any]) -> str:
-    extra = [f"{c['mixed']} mixed"] * bool(c["mixed"])
-    if c["unscored"]:
-        extra.append(unscored_text(c["unscored"]))
-    counts = f"{c['reused']} / {c['duplicated']}" if c["scored"] else "—"
+def _cells_text(c: ArmCells) -> str:
+    extra = [f"{c.mixed} mixed"] * bool(c.mixed)
+    if c.unscored:
+        extra.append(unscored_text(c.unscored))
+    counts = f"{c.reused} / {c.duplicated}" if c.scored else "—"
     return counts + (f" ({', '.join(extra)})" if extra else "")
 
 
-def _ambiguous_text(a: dict[str, int]) -> str:
-    return f"{a['own_step']} of {a['ambiguous']}"
+def _ambiguous_text(a: OwnStep) -> str:
+    return f"{a.own_step} of {a.ambiguous}"
 
 
-def _excluded_text(excluded: list[dict[str, Any]]) -> str:
+def _excluded_text(excluded: Iterable[ScenarioExcluded]) -> str:
     lines = ["Cells the plan excluded (never sent, missing evidence):\n"]
     for row in excluded:
-        cells = "1 cell" if row["cells"] == 1 else f"{row['cells']} cells"
-        lines.append(f"- `{row['run']}` ({row['model']}): {cells} at {row['arm']}, {row['reason']}")
+        cells = "1 cell" if row.cells == 1 else f"{row.cells} cells"
+        lines.append(f"- `{row.run}` ({row.model}): {cells} at {row.arm}, {row.reason}")
     return "\n".join(lines) + "\n"
 
 
-def _subjects_text(s: dict[str, int]) -> str:
-    complete = s["reused"] + s["mixed"] + s["duplicated"]
-    counts = f"{s['reused']} / {s['duplicated']}" if complete else "—"
-    return f"{counts}, {s['incomplete']} incomplete"
+def _subjects_text(s: SubjectMedians) -> str:
+    complete = s.reused + s.mixed + s.duplicated
+    counts = f"{s.reused} / {s.duplicated}" if complete else "—"
+    return f"{counts}, {s.incomplete} incomplete"
 
 
-def _test_text(t: dict[str, Any]) -> str:
-    if t["p_value"] is None:
+def _test_text(t: ScenarioTest) -> str:
+    if t.p_value is None:
         return "— (no complete subject)"
-    flag = " *" if t["significant"] else (" (descriptive)" if t["descriptive_only"] else "")
+    flag = " *" if t.significant else (" (descriptive)" if t.descriptive_only else "")
     return (
-        f"regressed {t['regressed']}, improved {t['improved']}, p={t['p_value']:.4g}"
-        f" (Holm {t['p_holm']:.4g}){flag}"
+        f"regressed {t.regressed}, improved {t.improved}, p={t.p_value:.4g}"
+        f" (Holm {t.p_holm or 0.0:.4g}){flag}"
     )
 
 
-def write_scenario_reports(reports: dict[str, dict[str, Any]], out: Path) -> None:
+def write_scenario_reports(reports: Mapping[str, ScenarioReport], out: Path) -> None:
     write_report_files(out / "scenarios", reports, render_scenario_markdown)
