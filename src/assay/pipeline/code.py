@@ -28,6 +28,7 @@ from pathlib import Path
 import grimp
 from pathspec import GitIgnoreSpec
 
+import assay
 from assay.core import stage_code
 from assay.core.digest import sha256_hex
 from assay.core.errors import InputError
@@ -164,7 +165,7 @@ def stage_paths(
 
 def _imported_from_here(source: Path) -> None:
     """The graph is of the ``assay`` Python imports; its files must be this repository's."""
-    imported = Path(stage_code.__file__).parent
+    imported = Path(assay.__file__).parent
     if not source.is_dir() or not imported.samefile(source):
         raise CodeDeclarationError(
             f"assay is imported from {imported}, not from this repository's {source}: "
