@@ -12,8 +12,10 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 
 from assay import evidence
-from assay.config.params import CostRuns, Params
+from assay.config.params import CostRuns, ReportOptions, RunSpec
 from assay.core.progress import progress
+from assay.core.records import Frozen
+from assay.pipeline.stage_params import Declaration, StageParams
 from assay.report.adjudicated import build_adjudicated
 from assay.report.cell_browser import cell_records
 from assay.report.charts import outcome_rows, reuse_curve_rows
@@ -89,17 +91,33 @@ def reuse_plot_rows(scenario_reports: Mapping[str, ScenarioReport]) -> list[tupl
     ]
 
 
-def run(params: Params) -> None:
+PARAMS = Declaration(keys=("report", "runs"))
+
+
+class ReportParams(Frozen):
+    report: ReportOptions
+    runs: dict[str, RunSpec]
+
+
+def read_params(params: StageParams) -> ReportParams:
+    return ReportParams(
+        report=params.typed("report", ReportOptions),
+        runs=params.typed("runs", dict[str, RunSpec]),
+    )
+
+
+def run(params: StageParams) -> None:
+    declared = read_params(params)
     write_all(
         evidence.DATA,
         evidence.report_dir(),
         evidence.TRACKED_RESULTS,
-        params.report.metrics_reference_arm,
-        cost_runs=params.report.cost_runs,
-        profiles={name: spec.model for name, spec in params.runs.items()},
-        adjudications=Path(params.report.adjudications),
+        declared.report.metrics_reference_arm,
+        cost_runs=declared.report.cost_runs,
+        profiles={name: spec.model for name, spec in declared.runs.items()},
+        adjudications=Path(declared.report.adjudications),
         provenance=find_provenance(Path.cwd()),
-        runs=tuple(params.runs),
+        runs=tuple(declared.runs),
     )
 
 
