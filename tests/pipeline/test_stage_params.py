@@ -163,7 +163,7 @@ def test_a_section_absent_from_params_yaml_is_read_with_its_default(tmp_path: Pa
     (tmp_path / "params.yaml").write_text(yaml.safe_dump(raw), encoding="utf-8")
     publish(load_params(tmp_path / "params.yaml").model_dump(mode="json"), tmp_path / "out")
     params = StageParams(Declaration(keys=("evaluators.extraction",), placement=True),
-                         folder=tmp_path / "out")  # fmt: skip
+                         folder=tmp_path / "out", params_file=tmp_path / "params.yaml")  # fmt: skip
     assert params.typed("evaluators.extraction", int) == 2
     assert params.placement().scheduler == "local"
 

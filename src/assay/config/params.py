@@ -527,5 +527,20 @@ def load_params(path: Path | str = "params.yaml") -> Params:
     return validate_params(read_params_yaml(path), path=path)
 
 
+def read_placement(path: Path | str = "params.yaml") -> Compute:
+    """``compute`` alone, read from the file itself. Where a stage's work runs is undeclared on
+    purpose (moving to a cluster re-runs nothing), so the params stage's copy of it may be older
+    than the file: ``dvc repro --single-item`` of a cluster stage runs no params stage."""
+    path = Path(path)
+    raw = read_params_yaml(path)
+    section = raw.get("compute") if isinstance(raw, dict) else None
+    try:
+        return Compute.model_validate(section or {})
+    except ValidationError as exc:
+        problem = exc.errors()[0]
+        where = ".".join(str(part) for part in ("compute", *problem["loc"]))
+        raise ParamsError(f"{path}: {where}: {problem['msg']}") from None
+
+
 def valid_name(name: str) -> bool:
     return re.fullmatch(NAME_PATTERN, name) is not None

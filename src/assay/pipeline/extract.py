@@ -55,8 +55,8 @@ def read_params(params: StageParams) -> int:
 
 
 def run(run_id: str, params: StageParams) -> None:
+    plan = evidence.read_plan(run_id)  # first: a run never planned says so before anything
     version = read_params(params)
-    plan = evidence.read_plan(run_id)
     prompts = evidence.read_run_prompt_rows(run_id, plan.scenario)
     calls = evidence.read_calls(run_id)
     repositories = shown_repositories(calls, ChainRenderer(prompts, plan.analysis.extraction))

@@ -23,8 +23,8 @@ from typing import Any, TypeVar
 
 from pydantic import TypeAdapter
 
-from assay.config.params import Compute
-from assay.core.errors import AssayError
+from assay.config.params import Compute, read_placement
+from assay.core.errors import AssayError, MissingEvidence
 from assay.core.records import Frozen
 from assay.evidence.paths import params_dir
 
@@ -57,9 +57,16 @@ class StageParams:
     files in ``folder``."""
 
     def __init__(
-        self, declaration: Declaration, key: str = "", *, folder: Path | None = None
+        self,
+        declaration: Declaration,
+        key: str = "",
+        *,
+        folder: Path | None = None,
+        params_file: Path = Path("params.yaml"),
     ) -> None:
         self.folder = params_dir() if folder is None else folder
+        self.params_file = params_file
+        """Where :meth:`placement` reads ``compute``: params.yaml itself (see there)."""
         self.key = key
         self.placement_allowed = declaration.placement
         self.declared = tuple(self._resolve(name) for name in declaration.keys)
@@ -68,7 +75,11 @@ class StageParams:
 
     def _section(self, name: str) -> Any:
         """A file the params stage wrote (every top-level key and every entry of a mapping)."""
-        return json.loads((self.folder / f"{name}.json").read_text(encoding="utf-8"))
+        path = self.folder / f"{name}.json"
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise MissingEvidence(f"{path} is missing: run `uv run dvc repro` first") from None
 
     def _resolve(self, name: str) -> str:
         """``${key}`` is the stage's item; ``${item.FIELD}`` a field of the run it runs for
@@ -103,10 +114,12 @@ class StageParams:
         return TypeAdapter(kind).validate_python(self.value(key))
 
     def placement(self) -> Compute:
-        """Where the stage's work runs (``compute``), which it does not declare on purpose."""
+        """Where the stage's work runs (``compute``), which it does not declare on purpose: read
+        from params.yaml itself, since no params stage runs before ``dvc repro --single-item`` of
+        a cluster stage (:func:`assay.config.params.read_placement`)."""
         if not self.placement_allowed:
             raise UndeclaredParams(
                 f"the stage reads params.yaml's {PLACEMENT!r} without saying it places work"
             )
         self.read.add(PLACEMENT)
-        return Compute.model_validate(self._at(PLACEMENT))
+        return read_placement(self.params_file)
