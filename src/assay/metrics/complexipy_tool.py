@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from functools import lru_cache
+from pathlib import Path
 
 import complexipy
 
+from assay.metrics.file_figures import remembered
 from assay.metrics.records import ToolResult
 from assay.metrics.units import python_files
 
@@ -14,9 +15,13 @@ TOOL = "complexipy"
 METRICS = ("cognitive_complexity",)
 
 
-@lru_cache(maxsize=4096)
+@remembered(TOOL, Path(__file__))
+def _file_numbers(text: str) -> tuple[int]:
+    return (int(complexipy.code_complexity(text).complexity),)
+
+
 def _file_complexity(text: str) -> int:
-    return int(complexipy.code_complexity(text).complexity)
+    return int(_file_numbers(text)[0])
 
 
 def measure(files: Mapping[str, str]) -> ToolResult:

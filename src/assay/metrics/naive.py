@@ -10,6 +10,7 @@ benchmark :func:`assay.metrics.engine.measure`.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import tempfile
@@ -32,6 +33,7 @@ def _fresh_python_tool(tool: str, unit: Unit, folder: Path, scratch: Path) -> To
         capture_output=True,
         text=True,
         check=False,
+        env={**os.environ, "ASSAY_MEMO": "off"},  # fresh: no figure remembered by another
     )
     if completed.returncode != 0:
         return ToolResult.failed(

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Mapping
-from functools import lru_cache
+from pathlib import Path
 from typing import NamedTuple
 
 from radon.metrics import h_visit_ast, mi_compute
 from radon.raw import analyze
 from radon.visitors import ComplexityVisitor, Function
 
+from assay.metrics.file_figures import remembered
 from assay.metrics.records import ToolResult
 from assay.metrics.units import python_files
 
@@ -43,8 +44,8 @@ def _block_complexity(visitor: ComplexityVisitor) -> int:
     return sum(_function_complexity(f) for f in functions)
 
 
-@lru_cache(maxsize=4096)
-def _file_figures(text: str) -> _FileFigures:
+@remembered(TOOL, Path(__file__))
+def _file_numbers(text: str) -> _FileFigures:
     """One parse and one raw analysis per file; the MI from the same parameters ``mi_visit``
     computes (``radon.metrics.mi_parameters``: volume, complexity, LLOC, multi-line comments)."""
     tree = ast.parse(text)
@@ -59,6 +60,11 @@ def _file_figures(text: str) -> _FileFigures:
         volume=float(volume),
         mi=float(mi_compute(volume, complexity.total_complexity, raw.lloc, comments)),
     )
+
+
+def _file_figures(text: str) -> _FileFigures:
+    sloc, lloc, cyclomatic, volume, mi = _file_numbers(text)
+    return _FileFigures(int(sloc), int(lloc), int(cyclomatic), float(volume), float(mi))
 
 
 def measure(files: Mapping[str, str]) -> ToolResult:
