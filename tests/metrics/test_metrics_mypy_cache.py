@@ -9,7 +9,8 @@ import os
 
 import pytest
 
-from assay.metrics import measure, mypy_cache
+from assay.metrics import measure, mypy_cache, mypy_tool
+from assay.metrics.units import Unit
 from tests.metrics.test_metrics_naive_agreement import _sample
 
 
@@ -56,3 +57,46 @@ def test_rows_are_the_same_with_a_cache_warmed_by_other_repositories(memo_dir, m
         remembered.unlink()  # measured again, not recalled
     assert list((memo_dir / "mypy").glob("*/slot-0/*"))
     assert measure(sample, workers=1) == cold
+
+
+SINGLE = Unit(
+    unit_id="a00001",
+    files={"module.py": "def f() -> int:\n    return undefined\n"},
+    target="module.py",
+)
+PACKAGE = Unit(
+    unit_id="b00001",
+    files={
+        "app/__init__.py": "",
+        "app/helpers.py": "def helper() -> int:\n    return 'text'\n",
+        "app/target.py": "from app.helpers import helper\n\n\ndef g() -> str:\n    return helper()\n",
+    },
+    target="app/target.py",
+)
+
+
+@pytest.mark.process  # mypy's API builds in this process
+def test_repositories_checked_again_against_the_warm_cache_count_every_error(tmp_path):
+    """mypy reports no error of a module its cache holds with the same text, wherever the file
+    now is: the same repositories checked again (as the next stage or another run does) must
+    count what a cold cache counts, not only the errors of what changed."""
+    config = tmp_path / "mypy.ini"
+    config.write_text(mypy_tool.EMPTY_CONFIG, encoding="utf-8")
+    cache = tmp_path / "cache"
+    counts = [
+        {
+            unit_id: result.values["errors"]
+            for unit_id, result in mypy_tool.measure_many(
+                [SINGLE, PACKAGE], tmp_path / f"check-{attempt}" / "batch", config, cache
+            ).items()
+        }
+        for attempt in range(3)
+    ]
+    assert counts[0] == {"a00001": 1.0, "b00001": 2.0}
+    assert counts[1] == counts[0] and counts[2] == counts[0]
+
+
+def test_the_freshness_comment_keeps_every_line_where_it_was():
+    assert mypy_tool.checked_text("x = 1", "c1") == "x = 1\n# assay: mypy check c1\n"
+    assert mypy_tool.checked_text("x = 1\n", "c1") == "x = 1\n# assay: mypy check c1\n"
+    assert mypy_tool.checked_text("", "c1") == "# assay: mypy check c1\n"

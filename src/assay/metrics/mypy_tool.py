@@ -8,16 +8,25 @@ unique module name beside the others (``<unit>_<name>.py``), and each error line
 the repository it came from. Other repositories are checked one by one. Exit status 2 (a
 blocking error such as a syntax error, or a crash) is missing evidence, not a count; a batch
 that hits one is re-checked repository by repository so that only the culprit is missing.
+
+The warm cache may serve the standard library's stubs and installed packages, never a measured
+module: mypy does not check again a module its cache holds with the same text (wherever the file
+now is), and it reports no error of a module it did not check, so a repository whose files it
+had seen before would count only the errors of what changed. Every measured ``.py`` file is
+therefore checked as a private copy that ends with a comment naming this check alone
+(:func:`checked_text`): its text is new to the cache every time, and the count is the one a
+fresh ``mypy`` run gives, whatever the cache holds and in whatever order repositories come.
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Sequence
+import uuid
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from assay.metrics.records import ToolResult
-from assay.metrics.units import Unit
+from assay.metrics.units import Unit, write_files
 
 TOOL = "mypy"
 METRICS = ("errors",)
@@ -44,6 +53,23 @@ def interpret(stdout: str, stderr: str, status: int) -> ToolResult:
         return ToolResult.failed(TOOL, f"mypy exit status {status}: {detail}")
     errors = sum(1 for line in stdout.splitlines() if ": error:" in line)
     return ToolResult(tool=TOOL, values={"errors": float(errors)})
+
+
+def checked_text(text: str, check: str) -> str:
+    """``text`` made new to mypy's cache by a last comment line naming ``check`` (the lines
+    before it, and so every error's line, are unchanged)."""
+    ending = "" if text.endswith("\n") or not text else "\n"
+    return f"{text}{ending}# assay: mypy check {check}\n"
+
+
+def fresh_copy(files: Mapping[str, str], folder: Path) -> Path:
+    """``files`` written under ``folder``, each ``.py`` file new to any cache (one check id)."""
+    check = uuid.uuid4().hex
+    write_files(
+        folder,
+        {p: checked_text(t, check) if p.endswith(".py") else t for p, t in files.items()},
+    )
+    return folder
 
 
 def measure(repository: Path, config_file: Path, cache_dir: Path) -> ToolResult:
@@ -79,23 +105,25 @@ def batch_name(unit: Unit) -> str | None:
 
 
 def measure_many(
-    units: Sequence[Unit], root: Path, batch_dir: Path, config_file: Path, cache_dir: Path
+    units: Sequence[Unit], batch_dir: Path, config_file: Path, cache_dir: Path
 ) -> dict[str, ToolResult]:
-    """Error counts for units written under ``root``; batchable ones share one mypy build."""
+    """Error counts for ``units``, each checked from its own fresh copy (:func:`fresh_copy`)
+    beside ``batch_dir``, where the batchable ones share one mypy build."""
     from mypy import api
 
     results: dict[str, ToolResult] = {}
     batch: dict[str, str] = {}
+    check = uuid.uuid4().hex
     for unit in units:
         name = batch_name(unit)
         if name is None:
-            results[unit.unit_id] = measure(root / unit.unit_id, config_file, cache_dir)
+            copy = fresh_copy(unit.files, batch_dir.parent / f"{batch_dir.name}-{unit.unit_id}")
+            results[unit.unit_id] = measure(copy, config_file, cache_dir)
             continue
         path = batch_dir / name
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(
-            next(t for p, t in unit.files.items() if p.endswith(".py")), encoding="utf-8"
-        )
+        text = next(t for p, t in unit.files.items() if p.endswith(".py"))
+        path.write_text(checked_text(text, check), encoding="utf-8")
         batch[str(path)] = unit.unit_id
     if not batch:
         return results
@@ -105,8 +133,12 @@ def measure_many(
     except Exception:  # noqa: BLE001 - a crashed batch is re-checked repository by repository
         status, stdout = 2, ""
     if status not in (0, 1):
+        by_id = {unit.unit_id: unit for unit in units}
         for unit_id in batch.values():
-            results[unit_id] = measure(root / unit_id, config_file, cache_dir)
+            copy = fresh_copy(
+                by_id[unit_id].files, batch_dir.parent / f"{batch_dir.name}-{unit_id}"
+            )
+            results[unit_id] = measure(copy, config_file, cache_dir)
         return results
     errors = dict.fromkeys(batch.values(), 0)
     for line in stdout.splitlines():
