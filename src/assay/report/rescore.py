@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import ClassVar, Self, TypeVar
+from typing import NamedTuple, TypeVar
 
 import duckdb
 from pydantic import Field
@@ -100,50 +100,31 @@ class VersionDiff(Frozen):
     changed_subjects: int
     tests: tuple[TestChange, ...]
 
-    versions: ClassVar[str]
-    """What the versions are in a headline: ``extraction `` (``extraction v2``) or nothing."""
-    noun: ClassVar[str]
-    """What a changed cell changes, in a headline."""
-    counted: ClassVar[str]
-    """The field that counts the changed cells."""
-
-    @classmethod
-    def of(
-        cls,
-        version: int,
-        preregistered: int,
-        changed: Sequence[ChangedCell],
-        tests: tuple[TestChange, ...],
-    ) -> Self:
-        """Version ``version`` against ``preregistered``: its ``changed`` cells and ``tests``."""
-        return cls.model_validate(
-            {
-                "version": version,
-                "headline": _headline(cls.versions, cls.noun, version, preregistered, changed),
-                "changed_subjects": _subjects(changed),
-                "tests": tests,
-                cls.counted: len(changed),
-                "changes": tuple(changed),
-            }
-        )
-
 
 class StructureDiff(VersionDiff):
     changed_verdicts: int
     changes: tuple[VerdictChange, ...]
-
-    versions: ClassVar[str] = ""
-    noun: ClassVar[str] = "verdict"
-    counted: ClassVar[str] = "changed_verdicts"
 
 
 class ExtractionDiff(VersionDiff):
     changed_cells: int
     changes: tuple[OutcomeChange, ...]
 
-    versions: ClassVar[str] = "extraction "
-    noun: ClassVar[str] = "outcome"
-    counted: ClassVar[str] = "changed_cells"
+
+class Wording(NamedTuple):
+    """How a kind of version diff words its headline, and the field that counts its changes."""
+
+    versions: str
+    """What the versions are: ``extraction `` (``extraction v2``), or nothing."""
+    noun: str
+    """What a changed cell changes."""
+    counted: str
+
+
+WORDING: dict[type[VersionDiff], Wording] = {
+    StructureDiff: Wording(versions="", noun="verdict", counted="changed_verdicts"),
+    ExtractionDiff: Wording(versions="extraction ", noun="outcome", counted="changed_cells"),
+}
 
 
 class Reextraction(Frozen):
@@ -218,14 +199,27 @@ def _diffs(
     (the preregistered version's cells) and after (that version's)."""
     base = versions[preregistered]
     base_tests = comparisons(base, _verdicts(base), run)
+    words = WORDING[kind]
     diffs = []
     for version, cells in sorted(versions.items()):
         if version == preregistered:
             continue
         other = {(r.cell_id, r.step): r for r in cells}
         changed = [c for r in base if (c := change(r, other.get((r.cell_id, r.step))))]
-        tests = _tests(base_tests, comparisons(cells, _verdicts(cells), run))
-        diffs.append(kind.of(version, preregistered, changed, tests))
+        diffs.append(
+            kind.model_validate(
+                {
+                    "version": version,
+                    "headline": _headline(
+                        words.versions, words.noun, version, preregistered, changed
+                    ),
+                    "changed_subjects": _subjects(changed),
+                    "tests": _tests(base_tests, comparisons(cells, _verdicts(cells), run)),
+                    words.counted: len(changed),
+                    "changes": tuple(changed),
+                }
+            )
+        )
     return diffs
 
 
