@@ -20,15 +20,12 @@ from __future__ import annotations
 
 import argparse
 import collections
-import contextlib
 import json
 import os
-import socket
-import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from distributed import Client
@@ -50,7 +47,10 @@ from assay.sandbox.results import CorrectnessResult, SandboxRequest
 from assay.sandbox.selftest import KNOWN_WRONG
 
 ROOT = Path(__file__).resolve().parents[1]
-BIN = Path(sys.executable).parent
+sys.path.insert(0, str(ROOT))
+
+from tests.dask_cluster import dask_cluster  # the tests' own cluster start-up
+
 STARTUP_SECONDS = 180
 
 
@@ -71,44 +71,6 @@ def candidates(scenario: Scenario) -> list[CandidateRow]:
                     )
                 )  # fmt: skip
     return rows
-
-
-def free_port() -> int:
-    with socket.socket() as free:
-        free.bind(("127.0.0.1", 0))
-        return int(free.getsockname()[1])
-
-
-@contextlib.contextmanager
-def dask_cluster(workers: int, threads: int) -> Iterator[str]:
-    """A ``dask scheduler`` and ``workers`` separate ``dask worker`` processes on 127.0.0.1."""
-    port = free_port()
-    address = f"tcp://127.0.0.1:{port}"
-    scheduler = ["scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"]
-    worker = ["worker", address, "--nthreads", str(threads), "--host", "127.0.0.1"]
-    commands = [scheduler] + [[*worker, "--no-dashboard"]] * workers
-    processes: list[subprocess.Popen[bytes]] = []
-    try:
-        for command in commands:
-            processes.append(
-                subprocess.Popen(
-                    [str(BIN / "dask"), *command],
-                    cwd=ROOT,
-                    stdout=subprocess.DEVNULL,
-                    stderr=subprocess.DEVNULL,
-                )
-            )
-        with Client(address, timeout=STARTUP_SECONDS, set_as_default=False) as client:
-            client.wait_for_workers(workers, timeout=STARTUP_SECONDS)
-        yield address
-    finally:
-        for process in reversed(processes):
-            process.terminate()
-            try:
-                process.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
 
 
 def shares(placed: Sequence[Placed[object]]) -> dict[str, int]:
@@ -133,7 +95,9 @@ def run_cluster(
     items: list[MeasureItem],
     figures: dict[str, object],
 ) -> tuple[list[CorrectnessResult], dict[str, list[Measurement]]]:
-    with dask_cluster(workers, args.threads) as address, Client(
+    with dask_cluster(
+        workers, cwd=ROOT, threads=args.threads, startup_seconds=STARTUP_SECONDS
+    ) as address, Client(
         address, set_as_default=False
     ) as client:  # fmt: skip
         compute = Compute(scheduler=address, sandbox_slots_per_worker=args.slots)

@@ -5,11 +5,7 @@ workers; an unreachable scheduler fails the stage in one line."""
 
 from __future__ import annotations
 
-import contextlib
 import re
-import socket
-import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -17,7 +13,8 @@ import pytest
 import yaml
 from distributed import Client
 
-from tests.conftest import BIN, Repo
+from tests.conftest import Repo
+from tests.dask_cluster import dask_cluster, free_port
 
 RUN = "sim-follower-v1"
 SCENARIO = "v1"
@@ -67,42 +64,6 @@ def _provenance(page: bytes) -> tuple[bytes, bytes]:
     return found.group(0), page[: found.start()] + page[found.end() :]
 
 
-def _free_port() -> int:
-    with socket.socket() as free:
-        free.bind(("127.0.0.1", 0))
-        return int(free.getsockname()[1])
-
-
-@contextlib.contextmanager
-def dask_cluster(repo: Repo, workers: int = 2) -> Iterator[str]:
-    """``dask scheduler`` and ``dask worker`` processes running the repository's own code (as
-    on a worker host with this repository checked out), stopped afterwards."""
-    address = f"tcp://127.0.0.1:{_free_port()}"
-    dask = str(BIN / "dask")
-    common = {"cwd": repo.path, "env": repo.env, "stdout": subprocess.DEVNULL,
-              "stderr": subprocess.DEVNULL}  # fmt: skip
-    scheduler = subprocess.Popen(
-        [dask, "scheduler", "--host", "127.0.0.1", "--port", address.rsplit(":", 1)[1],
-         "--no-dashboard"], **common,
-    )  # fmt: skip
-    worker = subprocess.Popen(
-        [dask, "worker", address, "--nworkers", str(workers), "--nthreads", "2",
-         "--host", "127.0.0.1", "--no-dashboard"], **common,
-    )  # fmt: skip
-    try:
-        with Client(address, timeout=STARTUP_SECONDS, set_as_default=False) as client:
-            client.wait_for_workers(workers, timeout=STARTUP_SECONDS)
-        yield address
-    finally:
-        for process in (worker, scheduler):
-            process.terminate()
-            try:
-                process.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-
-
 def _workers(address: str) -> set[str]:
     with Client(address, set_as_default=False) as client:
         return set(client.scheduler_info(n_workers=-1)["workers"])
@@ -115,7 +76,7 @@ def test_repro_on_a_cluster_gives_the_local_reports_byte_for_byte(v1_copy: Repo)
     local = _outputs(repo.path)
     assert any(name.startswith("data/report/") for name in local)
     assert f"data/measure/{RUN}/metrics.parquet" in local
-    with dask_cluster(repo) as address:
+    with dask_cluster(2, cwd=repo.path, env=repo.env, startup_seconds=STARTUP_SECONDS) as address:
         _only_run(repo, {"scheduler": address})
         for stage in CLUSTER_STAGES:
             out = repo.dvc("repro", "--force", "--single-item", stage, timeout=1800).stdout
@@ -141,7 +102,7 @@ def test_repro_on_a_cluster_gives_the_local_reports_byte_for_byte(v1_copy: Repo)
 
 
 def test_an_unreachable_scheduler_fails_the_stage_in_one_line(repo: Repo) -> None:
-    address = f"tcp://127.0.0.1:{_free_port()}"
+    address = f"tcp://127.0.0.1:{free_port()}"
     _only_run(repo, {"scheduler": address, "connect_timeout_seconds": 2})
     result = repo.dvc("repro", CLUSTER_STAGES[0], check=False)
     assert result.returncode != 0

@@ -1,43 +1,19 @@
 """Chains: five provider calls per cell, each later prompt showing the model's own earlier code."""
 
-from pathlib import Path
-
-from assay.config.params import AnalysisPlan, RunSpec
-from assay.fixtures.scenarios import load_scenario
 from assay.paid.execute import Executor
 from assay.paid.ledger import Ledger
-from assay.paid.plan import build_plan, request_sizes
-from assay.pipeline.render import prompt_rows
 from assay.providers.base import ModelProfile
-from assay.providers.simulated import SimulatedProvider, answer_book
+from assay.providers.simulated import answer_book
 from assay.science.chain_prompts import ChainRenderer
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-class Recording(SimulatedProvider):
-    def __init__(self, *args):
-        super().__init__(*args)
-        self.prompts = {}
-
-    def complete(self, request):
-        self.prompts[str(request.key)] = request.prompt
-        return super().complete(request)
+from tests.chain_run import Recording, chain_plan, chain_scenario
 
 
 def _chain_plan(subjects: int):
     """The chain scenario's first ``subjects`` subjects planned for the simulated duplicator:
     the scenario, its prompt rows and prompts by (subject, arm), the profile and the plan."""
-    scenario = load_scenario("chain", ROOT / "fixtures")
-    scenario = scenario.model_copy(update={"subjects": scenario.subjects[:subjects]})
-    rows = {(r.subject, r.arm): r for r in prompt_rows(scenario)}
-    prompts = {key: row.prompt for key, row in rows.items()}
+    scenario, rows, prompts = chain_scenario(subjects)
     profile = ModelProfile(provider="simulated", model="sim", behaviour="duplicator")
-    plan = build_plan(run_id="chain", run=RunSpec(model="sim", scenario="chain", repeats=1), profile=profile,
-                      scenario=scenario, fixture_sources="0" * 64,
-                      prompts=request_sizes(prompts, lambda p: len(p.encode())), analysis=AnalysisPlan(),
-                      tools={})  # fmt: skip
-    return scenario, rows, prompts, profile, plan
+    return scenario, rows, prompts, profile, chain_plan(scenario, prompts, profile)
 
 
 def test_chain_runs_five_steps_and_later_steps_see_earlier_outputs(tmp_path):
@@ -60,9 +36,7 @@ def test_chain_runs_five_steps_and_later_steps_see_earlier_outputs(tmp_path):
 
 
 def test_a_step_without_code_ends_its_chain(tmp_path):
-    scenario = load_scenario("chain", ROOT / "fixtures")
-    scenario = scenario.model_copy(update={"subjects": scenario.subjects[:1]})
-    rows = {(r.subject, r.arm): r for r in prompt_rows(scenario)}
+    scenario, rows, _ = chain_scenario(1)
     renderer = ChainRenderer(rows)
     plan_cell = type("Cell", (), {"subject": scenario.subjects[0].id, "arm": "tail-03"})()
     assert (

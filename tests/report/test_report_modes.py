@@ -8,17 +8,20 @@ from typing import Any
 import pytest
 import yaml
 
+from assay.providers.base import ModelProfile
 from assay.report.modes import plan_kind, plan_mode, profile_mode
+from tests.report.evidence import _plan
 
 CASES = yaml.safe_load((Path(__file__).parent / "cases" / "modes.yaml").read_text())
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
 def test_mode_and_kind_from_the_plan(case: dict[str, Any]) -> None:
-    plan = {"run": "r", "scenario": "v1", "model": case["model"]}
+    profile = ModelProfile.model_validate(case["model"])
+    plan = _plan("r").model_copy(update={"model": profile})
     assert plan_mode(plan) == case["mode"]
     assert plan_kind(plan, case.get("simulated", False)) == case["kind"]
-    assert profile_mode(case["model"]) == case["mode"]
+    assert profile_mode(profile) == case["mode"]
 
 
 def test_every_profile_of_the_default_params_has_a_mode() -> None:
@@ -26,7 +29,7 @@ def test_every_profile_of_the_default_params_has_a_mode() -> None:
     from tests.conftest import ROOT
 
     params = load_params(ROOT / "params.yaml")
-    modes = {name: profile_mode(p.model_dump(mode="json")) for name, p in params.models.items()}
+    modes = {name: profile_mode(p) for name, p in params.models.items()}
     assert modes["qwen-coder-1-5b"] == (
         "chat, answer prefilled with ```python⏎def implement(, sampled at temperature 0.7"
     )

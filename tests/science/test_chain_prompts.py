@@ -1,43 +1,21 @@
 """The repository each chain step's prompt showed, rebuilt after the run for extraction v3: the
 target with the earlier steps appended exactly as the execute stage rendered them."""
 
-from pathlib import Path
-
-from assay.config.params import AnalysisPlan, RunSpec
-from assay.fixtures.scenarios import load_scenario
+from assay.config.params import AnalysisPlan
 from assay.paid.execute import Executor
 from assay.paid.ledger import Ledger
-from assay.paid.plan import build_plan, request_sizes
-from assay.pipeline.render import prompt_rows
 from assay.providers.base import ModelProfile
-from assay.providers.simulated import SimulatedProvider, answer_book, shown_files
+from assay.providers.simulated import answer_book, shown_files
 from assay.science.chain_prompts import ChainRenderer, shown_repositories
 from assay.science.extract import extract_candidate
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-class Recording(SimulatedProvider):
-    def __init__(self, *args):
-        super().__init__(*args)
-        self.prompts = {}
-
-    def complete(self, request):
-        self.prompts[str(request.key)] = request.prompt
-        return super().complete(request)
+from tests.chain_run import Recording, chain_plan, chain_scenario
 
 
 def test_every_steps_repository_is_what_its_prompt_showed(tmp_path):
-    scenario = load_scenario("chain", ROOT / "fixtures")
-    scenario = scenario.model_copy(update={"subjects": scenario.subjects[:2]})
-    rows = {(r.subject, r.arm): r for r in prompt_rows(scenario)}
-    prompts = {key: row.prompt for key, row in rows.items()}
+    scenario, rows, prompts = chain_scenario(2)
     profile = ModelProfile(provider="simulated", model="s", behaviour="realistic", seed=7,
                            own_step_rate=0.3)  # fmt: skip
-    plan = build_plan(run_id="chain", run=RunSpec(model="s", scenario="chain", repeats=2),
-                      profile=profile, scenario=scenario, fixture_sources="0" * 64,
-                      prompts=request_sizes(prompts, lambda p: len(p.encode())),
-                      analysis=AnalysisPlan(extraction=3), tools={})  # fmt: skip
+    plan = chain_plan(scenario, prompts, profile, repeats=2, analysis=AnalysisPlan(extraction=3))
     provider = Recording(profile, answer_book(scenario.subjects))
     renderer = ChainRenderer(rows, plan.analysis.extraction)
     ledger = Ledger.open(tmp_path, plan.run, plan.hash, paid=False)

@@ -8,6 +8,7 @@ chains and deep block nesting. Every drawn source parses."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 
 from hypothesis import strategies as st
 
@@ -261,41 +262,44 @@ def nested_blocks(draw: st.DrawFn) -> list[str]:
     return lines
 
 
+HEADERS = (
+    "import re",
+    "import functools",
+    "from functools import partial",
+    "from shop.text import normalize",
+    "from shop.text import normalize as norm",
+    "import shop.text as text",
+    "from blog import normalize as norm",
+    "from urllib.parse import urlparse as parse_url",
+    "import os.path",
+    '"""Doc."""',
+    "X = 1",
+)
+"""Lines a module may start with: imports of the helper, of others, a docstring, a global."""
+SIGNATURES = (
+    "def implement(value):",
+    "def implement(value: str) -> str:",
+    "def implement(value: dict[str, int] | None, *items, **rest):",
+    "def implement(value, normalize=None):",
+    "async def implement(value):",
+)
+
+
 @st.composite
-def modules(draw: st.DrawFn) -> str:
-    header = draw(
-        st.lists(
-            st.sampled_from(
-                [
-                    "import re",
-                    "import functools",
-                    "from functools import partial",
-                    "from shop.text import normalize",
-                    "from shop.text import normalize as norm",
-                    "import shop.text as text",
-                    "from blog import normalize as norm",
-                    "from urllib.parse import urlparse as parse_url",
-                    "import os.path",
-                    '"""Doc."""',
-                    "X = 1",
-                ]
-            ),
-            max_size=4,
-        )
-    )
-    signature = draw(
-        st.sampled_from(
-            [
-                "def implement(value):",
-                "def implement(value: str) -> str:",
-                "def implement(value: dict[str, int] | None, *items, **rest):",
-                "def implement(value, normalize=None):",
-                "async def implement(value):",
-            ]
-        )
-    )
-    parts = st.one_of(STATEMENTS, STATEMENTS, STATEMENTS, elif_chains(), nested_blocks())
-    body = draw(st.lists(parts, min_size=1, max_size=4))
+def modules(
+    draw: st.DrawFn,
+    headers: Sequence[str] = HEADERS,
+    signatures: Sequence[str] = SIGNATURES,
+    blocks: st.SearchStrategy[list[str]] | None = None,
+    most_headers: int = 4,
+) -> str:
+    """A module: up to ``most_headers`` of ``headers``, one of ``signatures`` and a body of one to
+    four ``blocks`` (by default this grammar's statements and its two extreme shapes)."""
+    header = draw(st.lists(st.sampled_from(headers), max_size=most_headers))
+    signature = draw(st.sampled_from(signatures))
+    if blocks is None:
+        blocks = st.one_of(STATEMENTS, STATEMENTS, STATEMENTS, elif_chains(), nested_blocks())
+    body = draw(st.lists(blocks, min_size=1, max_size=4))
     lines = [*header, signature, *indent([line for block in body for line in block])]
     return "\n".join(lines) + "\n"
 

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from assay.science.gate import check_source
 from assay.structure import EVALUATOR_VERSIONS, StructuralResult, score
+from tests.structure.sources import modules
 
 HELPER = "normalize"
 HELPER_MODULE = "shop.text"
@@ -139,42 +140,8 @@ def _statements() -> st.SearchStrategy[list[str]]:
 STATEMENTS = _statements()
 
 
-@st.composite
-def modules(draw: st.DrawFn) -> str:
-    header = draw(
-        st.lists(
-            st.sampled_from(
-                [
-                    "import re",
-                    "from shop.text import normalize",
-                    "from shop.text import normalize as norm",
-                    "import shop.text as text",
-                    "from blog import normalize as norm",
-                    "import os.path",
-                    '"""Doc."""',
-                    "X = 1",
-                ]
-            ),
-            max_size=3,
-        )
-    )
-    signature = draw(
-        st.sampled_from(
-            [
-                "def implement(value):",
-                "def implement(value: str) -> str:",
-                "def implement(value: dict[str, int] | None, *items):",
-                "def implement(value, normalize=None):",
-            ]
-        )
-    )
-    body = draw(st.lists(STATEMENTS, min_size=1, max_size=4))
-    lines = [*header, signature, *_indent([line for block in body for line in block])]
-    return "\n".join(lines) + "\n"
-
-
 @settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(modules())
+@given(modules(blocks=STATEMENTS, most_headers=3))
 def test_generated_modules(source: str) -> None:
     ast.parse(source)  # the generator only makes valid Python
     _assert_consistent(source, _score_all(source))

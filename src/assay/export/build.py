@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+from pydantic import ValidationError
 
 from assay.core.digest import sha256_hex
 from assay.core.errors import EvidenceError
@@ -33,8 +34,8 @@ from assay.export.report import bundle_report, report_files
 from assay.export.schemas import NAMES, first_error, render
 from assay.export.selection import EVIDENCE_TABLES, KINDS, SHARED_TABLES, Table
 from assay.fixtures.scenarios import image_kind
-from assay.paid.ledger import LEDGER_FILE
-from assay.paid.ledger_records import LEDGER_RECORDS
+from assay.paid.ledger import LEDGER_FILE, Ledger
+from assay.paid.ledger_records import LedgerOutcome
 from assay.report.run_records import RunReport
 
 
@@ -89,29 +90,31 @@ def _table_bytes(table: Table, source: Path, run: str) -> bytes:
         return handle.read()
 
 
+def _named_digests(ledger: Ledger) -> set[str]:
+    """The response bodies and texts the ledger's outcomes name, each line read into its record
+    (:mod:`assay.paid.ledger_records`) by the ledger's own reader."""
+    digests: set[str] = set()
+    read = 0
+    try:
+        for line in ledger.records():
+            read += 1
+            if isinstance(line, LedgerOutcome):
+                digests |= {d for d in (line.response_digest, line.text_digest) if d}
+    except ValidationError as exc:
+        raise ExportError(f"{ledger.path}: line {read + 1}: {exc.errors()[0]['msg']}") from None
+    return digests
+
+
 def _ledger_files(ledger: Path) -> Iterator[tuple[str, bytes]]:
     """The ledger's complete lines (each validated) and the bodies its outcomes name."""
     path = ledger / LEDGER_FILE
     if not path.exists():
         return
+    digests = _named_digests(Ledger(ledger))
     raw = path.read_bytes()
     complete = raw[: raw.rfind(b"\n") + 1]  # a torn last line was never acted on
-    digests: list[str] = []
-    for number, line in enumerate(complete.splitlines(), start=1):
-        record = json.loads(line)
-        name = LEDGER_RECORDS.get(record.get("type"))
-        error = (
-            first_error("paa-operating-record", name, record)
-            if name
-            else f"unknown line type {record.get('type')!r}"
-        )
-        if error:
-            raise ExportError(f"{path}: line {number}: {error}")
-        for field in ("response_digest", "text_digest"):
-            if record.get(field):
-                digests.append(record[field])
     yield f"ledger/{LEDGER_FILE}", complete
-    for digest in sorted(set(digests)):
+    for digest in sorted(digests):
         body = (ledger / "objects" / digest).read_bytes()
         if sha256_hex(body) != digest:
             raise ExportError(f"{ledger / 'objects' / digest}: content does not match its name")

@@ -29,11 +29,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import closing
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from assay.core.digest import sha256_hex
-from assay.core.records import SEND_REFUSED, CallKey, ExecutionStatus
+from assay.core.records import SEND_REFUSED, CallKey, CellKey, ExecutionStatus
 from assay.evidence import CallRecord, PromptRow
 from assay.paid.ledger import Ledger, LedgerState
 from assay.paid.ledger_records import LedgerIntent, LedgerOutcome, Outcome
@@ -67,6 +68,10 @@ def retryable(record: CallRecord) -> bool:
     return record.status in RETRIED_STATUSES and record.attempts < FREE_ATTEMPTS
 
 
+CELL_FIELDS = set(CellKey.model_fields) - {"run", "step"}
+"""The fields of a call's key (:class:`~assay.core.records.CellKey`) its planned cell carries."""
+
+
 def record_for(
     plan: Plan, cell: PlannedCell, step: int, status: ExecutionStatus, **fields: Any
 ) -> CallRecord:
@@ -74,10 +79,7 @@ def record_for(
     caps = plan.model.price_caps
     return CallRecord(
         run=plan.run,
-        cell_id=cell.cell_id,
-        subject=cell.subject,
-        arm=cell.arm,
-        repeat=cell.repeat,
+        **cell.model_dump(include=CELL_FIELDS),
         step=step,
         status=status,
         price_cap_prompt_usd_per_m=caps.prompt,
@@ -124,19 +126,21 @@ def send_run(
             return executor.run(observe)
 
 
-REPORTED: set[str] = {
-    "reason",
-    "halt",
-    "cost_usd",
-    "generation_id",
-    "served_model",
-    "served_provider",
-    "finish_reason",
-    "detail",
-    "no_charge_proven",
-    "latency_seconds",
-    "response_digest",
-}
+REPORTED = frozenset(
+    {
+        "reason",
+        "halt",
+        "cost_usd",
+        "generation_id",
+        "served_model",
+        "served_provider",
+        "finish_reason",
+        "detail",
+        "no_charge_proven",
+        "latency_seconds",
+        "response_digest",
+    }
+)
 """The fields a call's row takes from its ledger outcome as they are."""
 
 
@@ -154,7 +158,7 @@ def _from_outcome(
         cell,
         step,
         outcome.status,
-        **outcome.model_dump(include=REPORTED),
+        **outcome.model_dump(include=set(REPORTED)),
         reservation_usd=intent.reservation_nano_usd / NANO,
         prompt_tokens=outcome.usage.prompt_tokens,
         completion_tokens=outcome.usage.completion_tokens,
@@ -164,21 +168,18 @@ def _from_outcome(
     )
 
 
+@dataclass
 class Executor:
-    def __init__(
-        self,
-        plan: Plan,
-        ledger: Ledger,
-        prompts: Mapping[tuple[str, str], str],
-        provider_factory: Callable[[], Provider],
-        next_prompt: NextPrompt | None = None,
-    ) -> None:
-        self.plan = plan
-        self.ledger = ledger
-        self.prompts = prompts
-        self.provider_factory = provider_factory
-        self.next_prompt = next_prompt
-        self._provider: Provider | None = None
+    """Sends the calls of ``plan`` under its opened ``ledger``: the first steps' ``prompts`` by
+    (subject, arm), later chain steps from ``next_prompt``, through a provider that
+    ``provider_factory`` makes when the first call is due."""
+
+    plan: Plan
+    ledger: Ledger
+    prompts: Mapping[tuple[str, str], str]
+    provider_factory: Callable[[], Provider]
+    next_prompt: NextPrompt | None = None
+    _provider: Provider | None = field(default=None, init=False, repr=False)
 
     @property
     def provider(self) -> Provider:
@@ -223,16 +224,7 @@ class Executor:
                 if cell.excluded:
                     yield record_for(self.plan, cell, step, "excluded", reason=cell.excluded)
                 elif key in state.outcomes:
-                    outcome = state.outcomes[key]
-                    yield _from_outcome(
-                        self.plan,
-                        cell,
-                        step,
-                        outcome,
-                        state.intents[key],
-                        self.ledger.text(outcome),
-                        state.attempts.get(key, 1),
-                    )
+                    yield self._received(cell, step, state, state.attempts.get(key, 1))
                 elif key in state.intents:
                     intent = state.intents[key]
                     yield record_for(
@@ -274,18 +266,9 @@ class Executor:
                 if cell.excluded:
                     yield record_for(self.plan, cell, step, "excluded", reason=cell.excluded)
                     continue
-                done = state.outcomes.get(key)
                 attempts = state.attempts.get(key, 0)
-                if done is not None:  # resumed free run: keep what was received
-                    record = _from_outcome(
-                        self.plan,
-                        cell,
-                        step,
-                        done,
-                        state.intents[key],
-                        self.ledger.text(done),
-                        attempts,
-                    )
+                if key in state.outcomes:  # resumed free run: keep what was received
+                    record = self._received(cell, step, state, attempts)
                     if budget.paid or not retryable(record):
                         yield record
                         if record.status != "completed" or record.text is None:
@@ -324,6 +307,15 @@ class Executor:
                     yield from self._rest_not_run(cell, step, record.status)
                     break
                 texts.append(record.text)
+
+    def _received(
+        self, cell: PlannedCell, step: int, state: LedgerState, attempts: int
+    ) -> CallRecord:
+        """The record of a call whose outcome the ledger holds."""
+        key = cell.call(step)
+        outcome = state.outcomes[key]
+        text = self.ledger.text(outcome)
+        return _from_outcome(self.plan, cell, step, outcome, state.intents[key], text, attempts)
 
     def _rest_not_run(self, cell: PlannedCell, step: int, status: str) -> Iterator[CallRecord]:
         """A chain cannot go on without its earlier step."""

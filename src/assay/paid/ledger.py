@@ -32,6 +32,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TypeVar
 
 from pydantic import Field
 
@@ -50,6 +51,9 @@ from assay.paid.ledger_records import (
 )
 
 LEDGER_FILE = "ledger.jsonl"
+
+L = TypeVar("L", LedgerHeader, LedgerAuthorization, LedgerIntent, LedgerOutcome, LedgerHalt)
+"""One of the ledger's line records."""
 
 
 class LedgerState(Frozen):
@@ -184,7 +188,8 @@ class Ledger:
         finally:
             os.close(fd)
 
-    def _append(self, line: LedgerLine) -> None:
+    def _append(self, line: L) -> L:
+        """Append ``line`` (fsync'd) and return it."""
         data = canonical_json(line.model_dump(mode="json")) + b"\n"
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:
@@ -192,6 +197,7 @@ class Ledger:
             os.fsync(fd)
         finally:
             os.close(fd)
+        return line
 
     def records(self) -> Iterator[LedgerLine]:
         """Every complete line, in the order written, as its record."""
@@ -230,15 +236,15 @@ class Ledger:
     def write_intent(
         self, key: CallKey, *, request_digest: str, reservation_nano_usd: int
     ) -> LedgerIntent:
-        intent = LedgerIntent(
-            type="intent",
-            key=key,
-            request_digest=request_digest,
-            reservation_nano_usd=reservation_nano_usd,
-            at=_now(),
+        return self._append(
+            LedgerIntent(
+                type="intent",
+                key=key,
+                request_digest=request_digest,
+                reservation_nano_usd=reservation_nano_usd,
+                at=_now(),
+            )
         )
-        self._append(intent)
-        return intent
 
     def write_outcome(
         self, key: CallKey, outcome: Outcome, *, raw: bytes, text: str | None
@@ -246,16 +252,7 @@ class Ledger:
         """Store the raw body and the completion text, then record the outcome."""
         response_digest = self.store(raw) if raw else None
         text_digest = self.store(text.encode("utf-8")) if text is not None else None
-        line = LedgerOutcome(
-            type="outcome",
-            key=key,
-            **outcome.model_dump(),
-            response_digest=response_digest,
-            text_digest=text_digest,
-            at=_now(),
-        )
-        self._append(line)
-        return line
+        return self._append(LedgerOutcome.of(key, outcome, response_digest, text_digest, _now()))
 
     def write_halt(self, reason: str) -> None:
         self._append(LedgerHalt(type="halt", reason=reason, at=_now()))

@@ -88,6 +88,25 @@ class LedgerOutcome(Outcome, _OutcomeLine):
     text_digest: Sha256 | None
     at: float
 
+    @classmethod
+    def of(
+        cls,
+        key: CallKey,
+        outcome: Outcome,
+        response_digest: Sha256 | None,
+        text_digest: Sha256 | None,
+        at: float,
+    ) -> LedgerOutcome:
+        """The line of ``outcome`` of the call ``key``, its body and text stored by digest."""
+        return cls(
+            type="outcome",
+            key=key,
+            **outcome.model_dump(),
+            response_digest=response_digest,
+            text_digest=text_digest,
+            at=at,
+        )
+
 
 LedgerLine = Annotated[
     LedgerHeader | LedgerAuthorization | LedgerIntent | LedgerOutcome | LedgerHalt,

@@ -88,7 +88,7 @@ def run_status(run_id: str, params: Params, data: Path) -> RunStatus:
         status = "planned, not executed yet"
     else:
         status = "not planned yet (`dvc repro`)"
-    mode = profile_mode(params.models[run.model].model_dump(mode="json"))
+    mode = profile_mode(params.models[run.model])
     return RunStatus(
         run=run_id, model=run.model, mode=mode, scenario=run.scenario, status=status, spend=spend
     )

@@ -17,7 +17,6 @@ missing state (:data:`assay.core.records.MissingState`) of a cell's missing-evid
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection
 from importlib import resources
 from pathlib import Path
@@ -29,7 +28,6 @@ from assay import evidence
 from assay.core.errors import MissingEvidence
 from assay.core.tables import schema_for
 from assay.evidence import RunRow, Table
-from assay.evidence.paths import plan_file
 from assay.evidence.rows import MISSING_STATE_OF
 from assay.report.kinds import ABSTRACTION, KINDS, ReportKind
 from assay.report.modes import plan_kind, plan_mode
@@ -64,7 +62,7 @@ what answered it (:func:`assay.report.modes.plan_mode`, :func:`~assay.report.mod
 def runs_table(data: Path, runs: Collection[str] | None = None) -> pa.Table:
     rows = []
     for row in evidence.read_runs(data, runs):
-        plan = json.loads(plan_file(row.run, data).read_bytes())
+        plan = evidence.read_plan(row.run, data)
         rows.append(
             {
                 **row.model_dump(),

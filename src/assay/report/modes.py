@@ -6,14 +6,16 @@ text completion answer differently, and so does a model sampled at a temperature
 names each run's mode beside its results, and nothing pools runs of different modes (the
 duplication-cost report pools one mode; :func:`assay.report.costs.choose_runs`).
 
-The functions read the plan as its JSON file holds it (``plan.json``: the profile under
-``model``, a local profile's ``local`` section), or a profile as ``params.yaml`` declares it.
+The functions read the plan stage's record (:class:`~assay.evidence.plan.Plan`: the profile under
+``model``, a local profile's ``local`` section), or a profile as ``params.yaml`` declares it
+(:class:`~assay.providers.base.ModelProfile`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from assay.evidence.plan import Plan
+from assay.local.settings import LocalModel
+from assay.providers.base import ModelProfile
 
 SHOWN_CHARACTERS = 40
 """A prefix or suffix longer than this is cut with an ellipsis in the label."""
@@ -27,58 +29,50 @@ def shown(text: str) -> str:
     return line if len(line) <= SHOWN_CHARACTERS else line[: SHOWN_CHARACTERS - 1] + "…"
 
 
-def _local_mode(local: Mapping[str, Any]) -> str:
-    prompting = local.get("prompting") or "chat"
-    prefix = local.get("answer_prefix") or ""
-    suffix = local.get("prompt_suffix") or ""
-    if prompting == "chat":
+def _local_mode(local: LocalModel) -> str:
+    prefix = local.answer_prefix
+    if local.prompting == "chat":
         return "chat" + (f", answer prefilled with {shown(prefix)}" if prefix else "")
-    parts = [str(prompting)]
-    if suffix:
-        parts.append(f"suffix {shown(suffix)}")
+    parts: list[str] = [local.prompting]
+    if local.prompt_suffix:
+        parts.append(f"suffix {shown(local.prompt_suffix)}")
     if prefix:
         parts.append(f"prefix {shown(prefix)}")
     return ", ".join(parts)
 
 
-def profile_mode(profile: Mapping[str, Any]) -> str:
+def profile_mode(profile: ModelProfile) -> str:
     """The prompting mode of a model profile: ``simulated``, ``replay``, ``chat (API)`` for a
     remote provider, and for a local model ``chat``, ``chat, answer prefilled with …`` or
     ``completion, suffix …, prefix …``; a model sampled at a temperature above zero says so
     (greedy decoding, the default, says nothing)."""
-    provider = profile.get("provider")
+    provider = profile.provider
     if provider in ("simulated", "replay"):
-        return str(provider)
-    local = profile.get("local")
+        return provider
+    local = profile.local
     label = _local_mode(local) if provider == "local" and local is not None else "chat (API)"
-    temperature = profile.get("temperature") or 0.0
-    if temperature:
-        label += f", sampled at temperature {temperature:g}"
+    if profile.temperature:
+        label += f", sampled at temperature {profile.temperature:g}"
     return label
 
 
-def plan_mode(plan: Mapping[str, Any]) -> str:
-    """The prompting mode of the run a plan (``plan.json`` as a mapping) describes."""
-    return profile_mode(plan.get("model") or {})
+def plan_mode(plan: Plan) -> str:
+    """The prompting mode of the run ``plan`` describes."""
+    return profile_mode(plan.model)
 
 
-def _free(profile: Mapping[str, Any]) -> bool:
-    caps = profile.get("price_caps") or {}
-    return not any(caps.get(side) for side in ("prompt", "completion"))
-
-
-def plan_kind(plan: Mapping[str, Any], simulated: bool) -> str:
+def plan_kind(plan: Plan, simulated: bool) -> str:
     """What answered the run's calls: ``simulated``, ``real local model``, ``paid API``,
     ``free API`` (a remote endpoint priced at zero) or ``replay of …`` (``simulated`` says
     whether a replay's calls were served by the simulated model)."""
-    profile = plan.get("model") or {}
-    provider = profile.get("provider")
+    profile = plan.model
+    provider = profile.provider
     if provider == "simulated":
         return "simulated"
     if provider == "replay":
         what = "simulated answers" if simulated else "recorded answers"
-        ledger = profile.get("replay_ledger")
+        ledger = profile.replay_ledger
         return f"replay of {what}" + (f" ({ledger})" if ledger else "")
     if provider == "local":
         return "real local model"
-    return "free API" if _free(profile) else "paid API"
+    return "free API" if profile.is_free else "paid API"

@@ -246,10 +246,25 @@ def stopped(
     next (a free run's next ``dvc repro`` sends what was not answered; a paid run is never
     resumed), the calls counted by cause, the retried calls, and reported spend above what was
     reserved."""
+    return Stopped(
+        summary=_summary(execution, causes, first, free=free),
+        first_failure=first,
+        causes=tuple(causes),
+        retried=tuple(retried),
+        overspend=_overspend(execution),
+    )
+
+
+def _summary(
+    execution: Sequence[ExecutionCount],
+    causes: Sequence[StopCause],
+    first: FirstFailure | None,
+    *,
+    free: bool,
+) -> str:
+    """Why the run stopped and what comes next, in a sentence or three."""
     calls = sum(row.calls for row in execution)
     completed = sum(row.calls for row in execution if row.status == "completed")
-    reserved = sum(row.reserved_usd or 0 for row in execution)
-    reported = sum(row.reported_usd or 0 for row in execution)
     ceiling = next((c for c in causes if c.cause == "ceiling-reached"), None)
     if first is not None and first.halted:
         summary = (
@@ -289,19 +304,19 @@ def stopped(
         summary = "Every call completed."
     else:
         summary = f"{completed} of {calls} calls completed."
-    overspend = None
+    return summary
+
+
+def _overspend(execution: Sequence[ExecutionCount]) -> str | None:
+    """A billing anomaly: the provider reported more spend than was reserved."""
+    reserved = sum(row.reserved_usd or 0 for row in execution)
+    reported = sum(row.reported_usd or 0 for row in execution)
     if reported > reserved + 1e-9 and reserved > 0:
-        overspend = (
+        return (
             f"The provider reported ${reported:.6f}, more than the ${reserved:.6f} reserved: a "
             "billing anomaly. Check the charges in the provider's console."
         )
-    return Stopped(
-        summary=summary,
-        first_failure=first,
-        causes=tuple(causes),
-        retried=tuple(retried),
-        overspend=overspend,
-    )
+    return None
 
 
 def _stopped_markdown(stop: Stopped) -> list[str]:

@@ -16,9 +16,9 @@ version's changed cells (verdict or missing reason: ``rejected (module-statement
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 import duckdb
 from pydantic import Field
@@ -111,6 +111,22 @@ class ExtractionDiff(VersionDiff):
     changes: tuple[OutcomeChange, ...]
 
 
+class Wording(NamedTuple):
+    """How a kind of version diff words its headline, and the field that counts its changes."""
+
+    versions: str
+    """What the versions are: ``extraction `` (``extraction v2``), or nothing."""
+    noun: str
+    """What a changed cell changes."""
+    counted: str
+
+
+WORDING: dict[type[VersionDiff], Wording] = {
+    StructureDiff: Wording(versions="", noun="verdict", counted="changed_verdicts"),
+    ExtractionDiff: Wording(versions="extraction ", noun="outcome", counted="changed_cells"),
+}
+
+
 class Reextraction(Frozen):
     preregistered: int
     extracted_with: tuple[int, ...]
@@ -168,26 +184,43 @@ def _tests(before: list[SetComparison], after: list[SetComparison]) -> tuple[Tes
     return tuple(TestChange.model_validate(pair) for pair in pairs)
 
 
-X = TypeVar("X", bound=ChangedCell)
+D = TypeVar("D", bound=VersionDiff)
 
 
-def _changes(
+def _diffs(
+    kind: type[D],
     run: LabelledRun,
     versions: Mapping[int, list[C]],
     preregistered: int,
-    change: Callable[[C, C | None], X | None],
-) -> Iterator[tuple[int, list[X], tuple[TestChange, ...]]]:
-    """Every other version with its changed cells (``change`` of a preregistered cell and that
-    version's, ``None`` when unchanged) and each sign test before (the preregistered version's
-    cells) and after (that version's)."""
+    change: Callable[[C, C | None], ChangedCell | None],
+) -> list[D]:
+    """Every other version against ``preregistered``: its changed cells (``change`` of a
+    preregistered cell and that version's, ``None`` when unchanged) and each sign test before
+    (the preregistered version's cells) and after (that version's)."""
     base = versions[preregistered]
     base_tests = comparisons(base, _verdicts(base), run)
+    words = WORDING[kind]
+    diffs = []
     for version, cells in sorted(versions.items()):
         if version == preregistered:
             continue
         other = {(r.cell_id, r.step): r for r in cells}
         changed = [c for r in base if (c := change(r, other.get((r.cell_id, r.step))))]
-        yield version, changed, _tests(base_tests, comparisons(cells, _verdicts(cells), run))
+        diffs.append(
+            kind.model_validate(
+                {
+                    "version": version,
+                    "headline": _headline(
+                        words.versions, words.noun, version, preregistered, changed
+                    ),
+                    "changed_subjects": _subjects(changed),
+                    "tests": _tests(base_tests, comparisons(cells, _verdicts(cells), run)),
+                    words.counted: len(changed),
+                    "changes": tuple(changed),
+                }
+            )
+        )
+    return diffs
 
 
 def _verdict_change(base: ScoredCell, again: ScoredCell | None) -> VerdictChange | None:
@@ -200,23 +233,6 @@ def _verdict_change(base: ScoredCell, again: ScoredCell | None) -> VerdictChange
         rescored=rescored,
         reason=again.reason if again else None,
     )
-
-
-def _structure_diffs(
-    run: LabelledRun, versions: Mapping[int, list[ScoredCell]]
-) -> list[StructureDiff]:
-    preregistered = run.preregistered_structure_evaluator
-    return [
-        StructureDiff(
-            version=version,
-            headline=_headline("", "verdict", version, preregistered, changed),
-            changed_verdicts=len(changed),
-            changed_subjects=_subjects(changed),
-            tests=tests,
-            changes=tuple(changed),
-        )
-        for version, changed, tests in _changes(run, versions, preregistered, _verdict_change)
-    ]
 
 
 def outcome_text(row: ScoredCell) -> str:
@@ -237,23 +253,6 @@ def _outcome_change(base: ReextractedCell, again: ReextractedCell | None) -> Out
         preregistered=outcome_text(base),
         reextracted=outcome_text(again),
     )
-
-
-def _extraction_diffs(
-    run: LabelledRun, versions: Mapping[int, list[ReextractedCell]]
-) -> list[ExtractionDiff]:
-    preregistered = run.preregistered_extraction
-    return [
-        ExtractionDiff(
-            version=version,
-            headline=_headline("extraction ", "outcome", version, preregistered, changed),
-            changed_cells=len(changed),
-            changed_subjects=_subjects(changed),
-            tests=tests,
-            changes=tuple(changed),
-        )
-        for version, changed, tests in _changes(run, versions, preregistered, _outcome_change)
-    ]
 
 
 def _by_version(cells: Iterable[C], version: Callable[[C], int]) -> dict[str, dict[int, list[C]]]:
@@ -304,9 +303,17 @@ def build_rescore_reports(con: duckdb.DuckDBPyConnection) -> dict[str, RescoreRe
                 extracted_with=extracted.get(name, ()),
                 structure_evaluator=tuple(sorted({r.evaluator_version for r in base})),
                 cells=len(base),
-                diffs=tuple(_extraction_diffs(run, again)),
+                diffs=tuple(
+                    _diffs(
+                        ExtractionDiff, run, again, run.preregistered_extraction, _outcome_change
+                    )
+                ),
             )
-        diffs = _structure_diffs(run, versions) if preregistered in versions else []
+        diffs = (
+            _diffs(StructureDiff, run, versions, preregistered, _verdict_change)
+            if preregistered in versions
+            else []
+        )
         if diffs or reextraction is not None:
             reports[name] = RescoreReport(
                 run=name,

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Literal, Protocol, TypeVar
+from typing import Literal, TypeVar
 
 import duckdb
 from pydantic import Field
@@ -65,26 +65,28 @@ class ScenarioRunRow(ScenarioRun):
     arms: tuple[str, ...]
 
 
-class OutcomeRow(Frozen):
-    """``scenario_cells.sql``: a run's cells at one arm and step with one outcome."""
+class Placed(Frozen):
+    """A row of one scenario's run at one arm and step (the fields every scenario query's row
+    starts with)."""
 
     scenario: str
     step: int
     arm: str
     run: str
+
+
+class OutcomeRow(Placed):
+    """``scenario_cells.sql``: a run's cells at one arm and step with one outcome."""
+
     model: str
     simulated: bool
     outcome: str
     cells: int
 
 
-class MedianRow(Frozen):
+class MedianRow(Placed):
     """``scenario_subjects.sql``: a run's subjects at one arm and step by lower median."""
 
-    scenario: str
-    step: int
-    arm: str
-    run: str
     model: str
     reused: int
     mixed: int
@@ -92,13 +94,9 @@ class MedianRow(Frozen):
     incomplete: int
 
 
-class AmbiguousRow(Frozen):
+class AmbiguousRow(Placed):
     """``scenario_ambiguous.sql``: an ambiguous cell with its reason and its answer's source."""
 
-    scenario: str
-    step: int
-    arm: str
-    run: str
     reason: str | None
     source: str | None
 
@@ -146,6 +144,20 @@ class ScenarioTest(Frozen):
     p_holm: float | None
     significant: bool | None
     descriptive_only: bool
+
+    @classmethod
+    def of(cls, test: SignTest) -> ScenarioTest:
+        """``test`` in a scenario report's words: who it favours as regressed or improved."""
+        return cls(
+            regressed=test.favouring_reference,
+            improved=test.favouring_arm,
+            complete=test.complete_subjects,
+            **test.model_dump(include=CARRIED),
+        )
+
+
+CARRIED = {"ties", "p_value", "p_holm", "significant", "descriptive_only"}
+"""The fields a scenario test carries from its run's sign test as they are."""
 
 
 class OwnStep(Frozen):
@@ -205,34 +217,8 @@ def _own_step(rows: Sequence[AmbiguousRow]) -> OwnStep:
     return OwnStep(ambiguous=len(rows), own_step=own)
 
 
-def _scenario_test(test: SignTest) -> ScenarioTest:
-    return ScenarioTest(
-        regressed=test.favouring_reference,
-        improved=test.favouring_arm,
-        ties=test.ties,
-        complete=test.complete_subjects,
-        p_value=test.p_value,
-        p_holm=test.p_holm,
-        significant=test.significant,
-        descriptive_only=test.descriptive_only,
-    )
-
-
 Place = tuple[str, str, str, str]
 """``(scenario, step, arm, run)``, the step as its JSON key."""
-
-
-class Placed(Protocol):
-    """A row of one scenario's run at one arm and step."""
-
-    @property
-    def scenario(self) -> str: ...
-    @property
-    def step(self) -> int: ...
-    @property
-    def arm(self) -> str: ...
-    @property
-    def run(self) -> str: ...
 
 
 G = TypeVar("G", bound=Placed)
@@ -290,7 +276,7 @@ def build_scenario_reports(
         if any(row.outcome == "halted" for row in run_report.outcome_counts):
             halted.setdefault(scenario, {})[name] = run_report.stopped.summary
         for test in run_report.sign_tests:
-            tests[(scenario, str(test.step), test.arm, name)] = _scenario_test(test)
+            tests[(scenario, str(test.step), test.arm, name)] = ScenarioTest.of(test)
     scenarios: dict[str, list[ScenarioRunRow]] = {}
     for run in runs:
         scenarios.setdefault(run.scenario, []).append(run)
