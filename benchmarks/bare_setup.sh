@@ -17,12 +17,14 @@
 # so registries answer as they do here. Nothing else of the host's configuration goes in: no
 # pip or uv index, no local wheel folder.
 set -euo pipefail
+{ # read whole before it runs: an edit of this file during a run changes nothing
 [ "$(id -u)" -eq 0 ] || { echo "run as root (debootstrap, chroot, mounts)" >&2; exit 1; }
 
 repository="$(realpath "${1:-$(dirname "$0")/..}")"
 branch="${2:-$(git -C "$repository" rev-parse --abbrev-ref HEAD)}"
 base="${ASSAY_BARE_BASE:-/var/tmp/assay-bare}"
 template="${ASSAY_BARE_TEMPLATE:-$base/template}"
+# shellcheck source=/dev/null
 codename="$(. /etc/os-release && echo "$VERSION_CODENAME")"
 mkdir -p "$base"
 
@@ -35,6 +37,7 @@ fi
 
 root="$(mktemp -d "$base/run-XXXXXX")"
 mounts=()
+# shellcheck disable=SC2317 # called by the EXIT trap
 cleanup() {
   local index
   for ((index = ${#mounts[@]} - 1; index >= 0; index--)); do umount -R -l "${mounts[index]}" 2>/dev/null || true; done
@@ -71,3 +74,4 @@ end=$(date +%s%N)
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 printf 'bare scripts/setup study: %s s wall, exit %s\n' "$(awk -v ns=$((end - start)) 'BEGIN { printf "%.1f", ns / 1e9 }')" "$status" >&2
 exit "$status"
+}
