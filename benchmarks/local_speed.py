@@ -3,13 +3,16 @@ is now, assay's server as it was before the prompt cache, and llama.cpp's own se
 
     uv run python benchmarks/local_speed.py [--run qwen-v1] [--calls N] [--sides a,b,c]
 
+(``--sides`` also takes ``assay:N``: assay's side with batches of N tokens instead of the
+profile's, to compare batch sizes in one invocation.)
+
 The calls are the run's own (params.yaml: its model profile, scenario, repeats and schedule;
 every prompt rendered as the render stage renders it, every request body as the send stage
 builds it: the mode, the prefix, the sampling settings and each call's seed), sent one at a time
 in plan order, each side with a fresh server on 127.0.0.1:
 
 - ``assay``: assay's own server as the send stage starts it (``assay.local.managed``), with
-  its prompt cache (whole batches of ``local.batch_tokens`` kept between calls);
+  its prompt cache (whole batches of ``local.batch_tokens`` of the last few prompts kept);
 - ``before``: the same server as it ran before the prompt cache, every call evaluated from an
   empty context (``ASSAY_LOCAL_PROMPT_CACHE=off``) in batches of 512 tokens (the old profile's
   batch size): what the same run cost before this change;
@@ -18,8 +21,10 @@ in plan order, each side with a fresh server on 127.0.0.1:
   cache, batches of 2048/512), the same threads, context, model and request bodies (it
   continues a final assistant message as assay's server does).
 
-It prints, per side, the wall time of all calls, the prompt tokens evaluated and generated, and
-the ratios assay/llama-server and assay/before; and how many of the answers equal assay's
+It prints, per side, the wall time of all calls, the prompt tokens evaluated and generated,
+llama.cpp's own milliseconds for the prompts and for the generation (each server's timings of
+each call; a last prompt batch of one token counts as generation there), and the ratios
+assay/llama-server and assay/before; and how many of the answers equal assay's
 (llama-server's batches differ, so its sampled answers may differ in places; ``before`` used
 other batches too). The machine's load average is printed before and after: compare figures
 taken in one invocation only.
@@ -70,7 +75,7 @@ def run_calls(run_id: str, limit: int | None) -> tuple[ModelProfile, list[tuple[
 
 
 def send_all(base: str, endpoint: str, calls: list[tuple[str, dict]]) -> dict:
-    texts, evaluated, generated = [], 0, 0
+    texts, evaluated, generated, prompt_ms, predicted_ms = [], 0, 0, 0.0, 0.0
     started = time.monotonic()
     with httpx.Client(timeout=None, trust_env=False) as client:
         for _, body in calls:
@@ -82,19 +87,27 @@ def send_all(base: str, endpoint: str, calls: list[tuple[str, dict]]) -> dict:
             generated += data["usage"]["completion_tokens"]
             timings = data.get("timings") or json.loads(reply.headers.get("X-Assay-Timings", "{}"))
             evaluated += timings.get("prompt_n", data["usage"]["prompt_tokens"])
+            prompt_ms += timings.get("prompt_ms", 0.0)
+            predicted_ms += timings.get("predicted_ms", 0.0)
     return {
         "seconds": time.monotonic() - started,
         "texts": texts,
         "prompt_evaluated": evaluated,
         "generated": generated,
+        "prompt_seconds": prompt_ms / 1000,
+        "generation_seconds": predicted_ms / 1000,
     }
 
 
-def assay_side(profile: ModelProfile, calls: list, *, cache: bool, log: Path) -> dict:
+def assay_side(
+    profile: ModelProfile, calls: list, *, cache: bool, log: Path, batch_tokens: int | None = None
+) -> dict:
     local = profile.local
     assert local is not None
     if not cache:
         local = local.model_copy(update={"batch_tokens": 512})
+    elif batch_tokens is not None:
+        local = local.model_copy(update={"batch_tokens": batch_tokens})
     os.environ["ASSAY_LOCAL_PROMPT_CACHE"] = "on" if cache else "off"
     endpoint = "completions" if local.prompting == "completion" else "chat/completions"
     server = ManagedServer(
@@ -174,15 +187,20 @@ def main() -> None:
     print(f"load average before: {os.getloadavg()}")
     results = {}
     for side in args.sides.split(","):
-        log = args.logs / f"{side}.log"
+        log = args.logs / f"{side.replace(':', '-')}.log"
         if side == "llama-server":
             results[side] = llama_server_side(profile, calls, log=log)
+        elif side.startswith("assay:"):  # assay's server with other batches, e.g. assay:64
+            batch = int(side.removeprefix("assay:"))
+            results[side] = assay_side(profile, calls, cache=True, log=log, batch_tokens=batch)
         else:
             results[side] = assay_side(profile, calls, cache=side == "assay", log=log)
         r = results[side]
         print(
             f"{side:>13}: {r['seconds']:8.1f} s  prompt tokens evaluated {r['prompt_evaluated']:7,}"
-            f"  generated {r['generated']:6,}",
+            f"  generated {r['generated']:6,}  (llama.cpp: prompt {r['prompt_seconds']:.1f} s, "
+            f"generation {r['generation_seconds']:.1f} s, "
+            f"{r['generated'] / max(r['generation_seconds'], 1e-9):.1f} tokens/s)",
             flush=True,
         )
     print(f"load average after: {os.getloadavg()}")
