@@ -4,7 +4,10 @@ is now, assay's server as it was before the prompt cache, and llama.cpp's own se
     uv run python benchmarks/local_speed.py [--run qwen-v1] [--calls N] [--sides a,b,c]
 
 (``--sides`` also takes ``assay:N``: assay's side with batches of N tokens instead of the
-profile's, to compare batch sizes in one invocation.)
+profile's, to compare batch sizes in one invocation; and ``assay-spin``: assay's side with
+``GOMP_SPINCOUNT=30000`` in the server's environment, so its two OpenMP threads spin up to about
+0.3 ms at each of the graph's barriers before they sleep, where ``OMP_WAIT_POLICY=PASSIVE`` alone
+sleeps at once. Every other side runs without ``GOMP_SPINCOUNT``.)
 
 The calls are the run's own (params.yaml: its model profile, scenario, repeats and schedule;
 every prompt rendered as the render stage renders it, every request body as the send stage
@@ -56,6 +59,9 @@ from assay.science.render import render_input
 from assay.science.schedule import schedule
 
 SIDES = ("assay", "before", "llama-server")
+SPIN_COUNT = "30000"
+"""``assay-spin``: libgomp's busy-wait spins before an idle OpenMP thread sleeps (about 0.3 ms;
+``OMP_WAIT_POLICY=PASSIVE`` alone is 0)."""
 
 
 def run_calls(run_id: str, limit: int | None) -> tuple[ModelProfile, list[tuple[str, dict]]]:
@@ -181,6 +187,7 @@ def main() -> None:
     parser.add_argument("--logs", type=Path, default=Path("/tmp/assay-local-speed"))
     args = parser.parse_args()
     os.chdir(ROOT)  # params.yaml names its fixtures relative to the repository
+    os.environ.pop("GOMP_SPINCOUNT", None)  # only the assay-spin side spins
     args.logs.mkdir(parents=True, exist_ok=True)
     profile, calls = run_calls(args.run, args.calls)
     print(f"{args.run}: {len(calls)} calls, {profile.model}, threads {profile.local.threads}")
@@ -194,7 +201,12 @@ def main() -> None:
             batch = int(side.removeprefix("assay:"))
             results[side] = assay_side(profile, calls, cache=True, log=log, batch_tokens=batch)
         else:
-            results[side] = assay_side(profile, calls, cache=side == "assay", log=log)
+            spin = side == "assay-spin"  # OpenMP threads spin briefly before they sleep
+            os.environ.pop("GOMP_SPINCOUNT", None)
+            if spin:
+                os.environ["GOMP_SPINCOUNT"] = SPIN_COUNT
+            results[side] = assay_side(profile, calls, cache=side != "before", log=log)
+            os.environ.pop("GOMP_SPINCOUNT", None)
         r = results[side]
         print(
             f"{side:>13}: {r['seconds']:8.1f} s  prompt tokens evaluated {r['prompt_evaluated']:7,}"
