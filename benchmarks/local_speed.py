@@ -3,13 +3,19 @@ is now, assay's server as it was before the prompt cache, and llama.cpp's own se
 
     uv run python benchmarks/local_speed.py [--run qwen-v1] [--calls N] [--sides a,b,c]
 
+(``--sides`` also takes ``assay:N``: assay's side with batches of N tokens instead of the
+profile's, to compare batch sizes in one invocation; and ``assay-spin``: assay's side with
+``GOMP_SPINCOUNT=30000`` in the server's environment, so its two OpenMP threads spin up to about
+0.3 ms at each of the graph's barriers before they sleep, where ``OMP_WAIT_POLICY=PASSIVE`` alone
+sleeps at once. Every other side runs without ``GOMP_SPINCOUNT``.)
+
 The calls are the run's own (params.yaml: its model profile, scenario, repeats and schedule;
 every prompt rendered as the render stage renders it, every request body as the send stage
 builds it: the mode, the prefix, the sampling settings and each call's seed), sent one at a time
 in plan order, each side with a fresh server on 127.0.0.1:
 
 - ``assay``: assay's own server as the send stage starts it (``assay.local.managed``), with
-  its prompt cache (whole batches of ``local.batch_tokens`` kept between calls);
+  its prompt cache (whole batches of ``local.batch_tokens`` of the last few prompts kept);
 - ``before``: the same server as it ran before the prompt cache, every call evaluated from an
   empty context (``ASSAY_LOCAL_PROMPT_CACHE=off``) in batches of 512 tokens (the old profile's
   batch size): what the same run cost before this change;
@@ -18,8 +24,10 @@ in plan order, each side with a fresh server on 127.0.0.1:
   cache, batches of 2048/512), the same threads, context, model and request bodies (it
   continues a final assistant message as assay's server does).
 
-It prints, per side, the wall time of all calls, the prompt tokens evaluated and generated, and
-the ratios assay/llama-server and assay/before; and how many of the answers equal assay's
+It prints, per side, the wall time of all calls, the prompt tokens evaluated and generated,
+llama.cpp's own milliseconds for the prompts and for the generation (each server's timings of
+each call; a last prompt batch of one token counts as generation there), and the ratios
+assay/llama-server and assay/before; and how many of the answers equal assay's
 (llama-server's batches differ, so its sampled answers may differ in places; ``before`` used
 other batches too). The machine's load average is printed before and after: compare figures
 taken in one invocation only.
@@ -51,6 +59,9 @@ from assay.science.render import render_input
 from assay.science.schedule import schedule
 
 SIDES = ("assay", "before", "llama-server")
+SPIN_COUNT = "30000"
+"""``assay-spin``: libgomp's busy-wait spins before an idle OpenMP thread sleeps (about 0.3 ms;
+``OMP_WAIT_POLICY=PASSIVE`` alone is 0)."""
 
 
 def run_calls(run_id: str, limit: int | None) -> tuple[ModelProfile, list[tuple[str, dict]]]:
@@ -70,7 +81,7 @@ def run_calls(run_id: str, limit: int | None) -> tuple[ModelProfile, list[tuple[
 
 
 def send_all(base: str, endpoint: str, calls: list[tuple[str, dict]]) -> dict:
-    texts, evaluated, generated = [], 0, 0
+    texts, evaluated, generated, prompt_ms, predicted_ms = [], 0, 0, 0.0, 0.0
     started = time.monotonic()
     with httpx.Client(timeout=None, trust_env=False) as client:
         for _, body in calls:
@@ -82,19 +93,27 @@ def send_all(base: str, endpoint: str, calls: list[tuple[str, dict]]) -> dict:
             generated += data["usage"]["completion_tokens"]
             timings = data.get("timings") or json.loads(reply.headers.get("X-Assay-Timings", "{}"))
             evaluated += timings.get("prompt_n", data["usage"]["prompt_tokens"])
+            prompt_ms += timings.get("prompt_ms", 0.0)
+            predicted_ms += timings.get("predicted_ms", 0.0)
     return {
         "seconds": time.monotonic() - started,
         "texts": texts,
         "prompt_evaluated": evaluated,
         "generated": generated,
+        "prompt_seconds": prompt_ms / 1000,
+        "generation_seconds": predicted_ms / 1000,
     }
 
 
-def assay_side(profile: ModelProfile, calls: list, *, cache: bool, log: Path) -> dict:
+def assay_side(
+    profile: ModelProfile, calls: list, *, cache: bool, log: Path, batch_tokens: int | None = None
+) -> dict:
     local = profile.local
     assert local is not None
     if not cache:
         local = local.model_copy(update={"batch_tokens": 512})
+    elif batch_tokens is not None:
+        local = local.model_copy(update={"batch_tokens": batch_tokens})
     os.environ["ASSAY_LOCAL_PROMPT_CACHE"] = "on" if cache else "off"
     endpoint = "completions" if local.prompting == "completion" else "chat/completions"
     server = ManagedServer(
@@ -168,21 +187,32 @@ def main() -> None:
     parser.add_argument("--logs", type=Path, default=Path("/tmp/assay-local-speed"))
     args = parser.parse_args()
     os.chdir(ROOT)  # params.yaml names its fixtures relative to the repository
+    os.environ.pop("GOMP_SPINCOUNT", None)  # only the assay-spin side spins
     args.logs.mkdir(parents=True, exist_ok=True)
     profile, calls = run_calls(args.run, args.calls)
     print(f"{args.run}: {len(calls)} calls, {profile.model}, threads {profile.local.threads}")
     print(f"load average before: {os.getloadavg()}")
     results = {}
     for side in args.sides.split(","):
-        log = args.logs / f"{side}.log"
+        log = args.logs / f"{side.replace(':', '-')}.log"
         if side == "llama-server":
             results[side] = llama_server_side(profile, calls, log=log)
+        elif side.startswith("assay:"):  # assay's server with other batches, e.g. assay:64
+            batch = int(side.removeprefix("assay:"))
+            results[side] = assay_side(profile, calls, cache=True, log=log, batch_tokens=batch)
         else:
-            results[side] = assay_side(profile, calls, cache=side == "assay", log=log)
+            spin = side == "assay-spin"  # OpenMP threads spin briefly before they sleep
+            os.environ.pop("GOMP_SPINCOUNT", None)
+            if spin:
+                os.environ["GOMP_SPINCOUNT"] = SPIN_COUNT
+            results[side] = assay_side(profile, calls, cache=side != "before", log=log)
+            os.environ.pop("GOMP_SPINCOUNT", None)
         r = results[side]
         print(
             f"{side:>13}: {r['seconds']:8.1f} s  prompt tokens evaluated {r['prompt_evaluated']:7,}"
-            f"  generated {r['generated']:6,}",
+            f"  generated {r['generated']:6,}  (llama.cpp: prompt {r['prompt_seconds']:.1f} s, "
+            f"generation {r['generation_seconds']:.1f} s, "
+            f"{r['generated'] / max(r['generation_seconds'], 1e-9):.1f} tokens/s)",
             flush=True,
         )
     print(f"load average after: {os.getloadavg()}")

@@ -215,7 +215,8 @@ def _send_plan(local: LocalModel, log: Path) -> tuple[list[str], list[dict]]:
 def test_the_prompt_cache_never_changes_an_answer(tmp_path, monkeypatch):
     """One plan's sampled calls, sent in order with the prompt cache and again without it:
     the same text for every call, though with the cache most prompt tokens were not evaluated
-    again; and a cell's two repeats are two draws, not one answer twice."""
+    again (a second repeat's whole prompt but its last batch, also when other calls came
+    between); and a cell's two repeats are two draws, not one answer twice."""
     local = LocalModel(
         weights_sha256=SMOLLM,
         prompting="chat",
@@ -232,6 +233,10 @@ def test_the_prompt_cache_never_changes_an_answer(tmp_path, monkeypatch):
     evaluated = sum(t["prompt_n"] for t in with_cache)
     assert sum(t["cached_n"] for t in with_cache) > evaluated  # most of the prompts reused
     keys = [key for key, _ in _v1_calls()]
+    # a second repeat evaluates only its last batch, though its first repeat was sent before
+    # the other arm's two calls (the schedule's r1, other arm r1, r2, r2 order)
+    second_repeats = [t for key, t in zip(keys, with_cache, strict=True) if "/r2#" in key]
+    assert all(t["prompt_n"] <= local.batch_tokens for t in second_repeats)
     repeats = {}
     for key, text in zip(keys, cached, strict=True):
         repeats.setdefault(key.replace("/r2#", "/r1#"), []).append(text)

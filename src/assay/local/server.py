@@ -7,16 +7,17 @@ and weights it actually runs, and the provider refuses an answer whose fingerpri
 plan's.
 
 **Prompt cache.** A prompt is evaluated in batches of ``--batch-tokens`` that start at fixed
-positions (0, B, 2B, …), and the batches a request shares whole with the request before it (the
-same tokens from position 0) are kept in the model's context instead of being evaluated again:
-in the subject-blocked schedule a cell's two repeats share their whole prompt and a subject's
-two arms most of it. An answer still depends on the prompt, the weights, the runtime and the
-decoding settings only, never on the request before: every token is computed in the same batch,
-with the same tokens before it, whether its batch was kept or evaluated afresh, so its values
-are the same to the bit. (Reusing any shared prefix, as llama.cpp does by default, is not:
-evaluating the last prompt token alone instead of inside its batch changes the logits in their
-last bits, and a sampled answer with them; tests/local/test_local_server.py sends one plan with
-and without the cache and compares every text.) ``--no-prompt-cache`` or
+positions (0, B, 2B, …), and the whole batches a request shares with one of the last few
+requests (the same tokens from position 0) are copied back from that request's saved state
+instead of being evaluated again (``assay.local.prompt_cache``): in the subject-blocked
+schedule a cell's two repeats share their whole prompt and a subject's two arms most of it. An
+answer still depends on the prompt, the weights, the runtime and the decoding settings only,
+never on the requests before: every token is computed in the same batch, with the same tokens
+before it, in the same context cells, whether its batch was kept or evaluated afresh, so its
+values are the same to the bit. (Reusing any shared prefix, as llama.cpp does by default, is
+not: evaluating the last prompt token alone instead of inside its batch changes the logits in
+their last bits, and a sampled answer with them; tests/local/test_local_server.py sends one
+plan with and without the cache and compares every text.) ``--no-prompt-cache`` or
 ``ASSAY_LOCAL_PROMPT_CACHE=off`` evaluates every prompt from an empty context.
 
 Endpoints: ``GET /v1/models`` (the one model, with its identity), ``POST /v1/completions``
@@ -50,6 +51,7 @@ from typing import Any, cast
 
 from assay.core.digest import canonical_json, sha256_file, sha256_hex
 from assay.local.orphan import die_with_parent
+from assay.local.prompt_cache import WholeBatchCache, clear_context
 from assay.local.runtime import CHAT_TEMPLATE_KEY, describe_weights, fingerprint, runtime_build
 
 MAX_REQUEST_BYTES = 16 * 1024 * 1024
@@ -88,8 +90,7 @@ class LocalModelServer:
         self.template = metadata.get(CHAT_TEMPLATE_KEY)
         self.identity = describe_weights(path, actual, metadata) | runtime_build()
         self.fingerprint = fingerprint(self.identity)
-        self.prompt_cache = args.prompt_cache
-        self.previous_prompt: list[int] = []
+        self.prompt_cache = WholeBatchCache(self.llm) if args.prompt_cache else None
         self.lock = threading.Lock()
 
     def models(self) -> dict[str, Any]:
@@ -118,8 +119,8 @@ class LocalModelServer:
             options["stop"] = [*options["stop"], *template_stop]
             kind = "chat.completion"
         with self.lock:
-            kept = self._keep_whole_batches(tokens if self.prompt_cache else [])
             before = _perf(self.llm)
+            kept = self._prefill(tokens)
             out = cast(dict[str, Any], self.llm.create_completion(prompt=tokens, **options))
             timings = _timings(before, _perf(self.llm), len(tokens), kept)
         choice = out["choices"][0]
@@ -177,6 +178,14 @@ class LocalModelServer:
         stop = [s for s in formatted.stop or [] if isinstance(s, str) and s]
         return tokens, stop
 
+    def _prefill(self, tokens: list[int]) -> int:
+        """An empty context, or (with the prompt cache) one holding the prompt's whole batches
+        but the last; how many tokens were kept instead of evaluated."""
+        if self.prompt_cache is None or len(tokens) >= self.llm.n_ctx():
+            clear_context(self.llm)  # a prompt over the context is refused by the completion
+            return 0
+        return self.prompt_cache.prefill(tokens)
+
     def _options(self, request: dict[str, Any]) -> dict[str, Any]:
         max_tokens = request.get("max_tokens")
         temperature = request.get("temperature", 0.0)
@@ -212,33 +221,6 @@ class LocalModelServer:
             "stop": stop,
             "repeat_penalty": float(repeat_penalty),
         }
-
-    def _keep_whole_batches(self, tokens: list[int]) -> int:
-        """Keep of the context only the whole batches ``tokens`` shares with the prompt before
-        it (never the last prompt token, whose logits the answer starts from, and never the
-        tokens generated after that prompt: they were evaluated one at a time); forget the
-        rest. ``[]``: forget everything. Returns how many tokens it kept."""
-        shared = 0
-        for before, now in zip(self.previous_prompt, tokens[:-1], strict=False):
-            if before != now:
-                break
-            shared += 1
-        keep = shared - shared % self.llm.n_batch
-        self.previous_prompt = list(tokens)
-        if keep == 0 or not self.llm._ctx.kv_cache_seq_rm(-1, keep, -1):
-            self._fresh_context()
-            return 0
-        self.llm.n_tokens = keep
-        return keep
-
-    def _fresh_context(self) -> None:
-        """Forget every earlier token: no prefix of the last prompt is reused (--no-prompt-cache)."""
-        import llama_cpp
-
-        self.llm.reset()
-        memory = llama_cpp.llama_get_memory(self.llm._ctx.ctx)
-        if memory is not None:
-            llama_cpp.llama_memory_clear(memory, True)
 
 
 def _perf(llm: Any) -> tuple[float, float, int, int]:
