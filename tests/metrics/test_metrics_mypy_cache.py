@@ -96,6 +96,36 @@ def test_repositories_checked_again_against_the_warm_cache_count_every_error(tmp
     assert counts[1] == counts[0] and counts[2] == counts[0]
 
 
+def _package(unit_id: str, helper_returns: str) -> Unit:
+    """PACKAGE with another helper body of the same size: only the helper's text differs."""
+    helpers = f"def helper() -> int:\n    return {helper_returns}\n"
+    return PACKAGE.model_copy(
+        update={"unit_id": unit_id, "files": {**PACKAGE.files, "app/helpers.py": helpers}}
+    )
+
+
+@pytest.mark.process  # mypy's API builds in this process
+def test_a_changed_dependency_of_the_same_size_is_checked_again(tmp_path):
+    """Repositories that share every file but one of the same size, checked back to back in the
+    same second against one cache (mypy trusts a file whose path, size and second match its
+    cache): each counts its own errors, those of its unchanged modules included."""
+    config = tmp_path / "mypy.ini"
+    config.write_text(mypy_tool.EMPTY_CONFIG, encoding="utf-8")
+    wrong, right = _package("b00001", "'text'"), _package("b00002", "123456")
+    assert len(wrong.files["app/helpers.py"]) == len(right.files["app/helpers.py"])
+    cache = tmp_path / "cache"
+    counts = [
+        mypy_tool.measure_many(order, tmp_path / f"check-{attempt}" / "batch", config, cache)
+        for attempt, order in enumerate([[wrong, right], [right, wrong], [wrong, right]])
+    ]
+    for measured in counts:
+        # wrong: helper returns str (1) and g returns its int as str (1); right: g only (1)
+        assert {u: r.values["errors"] for u, r in measured.items()} == {
+            "b00001": 2.0,
+            "b00002": 1.0,
+        }
+
+
 def test_the_freshness_comment_keeps_every_line_where_it_was():
     assert mypy_tool.checked_text("x = 1", "c1") == "x = 1\n# assay: mypy check c1\n"
     assert mypy_tool.checked_text("x = 1\n", "c1") == "x = 1\n# assay: mypy check c1\n"
