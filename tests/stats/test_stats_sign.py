@@ -3,6 +3,7 @@ the two-sided binomial, and scipy-like input validation."""
 
 from __future__ import annotations
 
+import json
 import math
 from fractions import Fraction
 from pathlib import Path
@@ -129,3 +130,61 @@ def test_lower_median(values: list[str], scale: tuple[str, ...], expected: str) 
 def test_lower_median_rejects_bad_input(values: list[str], scale: tuple[str, ...]) -> None:
     with pytest.raises(ValueError):
         lower_median(values, scale)
+
+
+@pytest.fixture
+def sign_memo(tmp_path, monkeypatch):
+    from assay.science import stats
+
+    monkeypatch.delenv("ASSAY_MEMO", raising=False)
+    monkeypatch.setenv("ASSAY_MEMO_DIR", str(tmp_path / "memo"))
+    stats._sign_test_table.cache_clear()
+    yield tmp_path / "memo" / "sign-test"
+    stats._sign_test_table.cache_clear()
+
+
+def test_remembered_p_values_are_scipys_to_the_bit(sign_memo) -> None:
+    """Up to TABLE_PAIRS pairs p comes from a remembered table: each is scipy's binomtest value,
+    exactly, whether the table was just computed or read back from the memo."""
+    from scipy.stats import binomtest
+
+    from assay.science import stats
+
+    pairs = [(k, n) for n in (1, 2, 7, 15, 30, 64) for k in range(n + 1)]
+    scipy = {(k, n): float(binomtest(k, n, p=0.5).pvalue) for k, n in pairs}
+    assert {(k, n): stats.sign_test_p(k, n - k) for k, n in pairs} == scipy
+    assert len(list(sign_memo.rglob("*.json"))) == 1
+    stats._sign_test_table.cache_clear()
+    assert {(k, n): stats.sign_test_p(k, n - k) for k, n in pairs} == scipy  # read back
+    assert stats.sign_test_p(40, 25) == float(binomtest(40, 65, p=0.5).pvalue)  # past the table
+
+
+def test_a_damaged_remembered_table_is_computed_again(sign_memo) -> None:
+    from assay.science import stats
+
+    expected = stats.sign_test_p(3, 12)
+    (remembered,) = sign_memo.rglob("*.json")
+    remembered.write_text("[[1.0], [2.0, 0.5]]", encoding="utf-8")
+    stats._sign_test_table.cache_clear()
+    assert stats.sign_test_p(3, 12) == expected
+    assert stats._is_table(json.loads(remembered.read_text(encoding="utf-8")))
+
+
+@pytest.mark.process  # a fresh interpreter: nothing imported scipy.stats before
+def test_a_remembered_table_spares_the_scipy_stats_import(sign_memo) -> None:
+    import os
+    import subprocess
+    import sys
+
+    from assay.science import stats
+
+    stats.sign_test_p(5, 1)  # remembers the table
+    probe = (
+        "import sys; from assay.science.stats import sign_test_p; p = sign_test_p(5, 1); "
+        "print(p, 'scipy.stats' in sys.modules)"
+    )
+    env = {**os.environ, "ASSAY_MEMO_DIR": str(sign_memo.parent)}
+    shown = subprocess.run(
+        [sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert shown == [repr(stats.sign_test_p(5, 1)), "False"]

@@ -3,7 +3,10 @@
 * :func:`lower_median`: the lower ordinal median of one cell's repeats; with two repeats a
   disagreement resolves to the lower category.
 * :func:`sign_test`: the exact two-sided binomial test (p = 1/2) over non-tied pairs, computed
-  by ``scipy.stats.binomtest``; the result echoes its inputs.
+  by ``scipy.stats.binomtest``; the result echoes its inputs. Up to :data:`TABLE_PAIRS` pairs
+  the p-value is read from scipy's own table of every such test, computed once per machine and
+  scipy version and remembered (:mod:`assay.core.memo`, kind ``sign-test``): importing
+  ``scipy.stats`` costs about a second, and every export and report stage needs a p-value.
 * :func:`paired_comparison`: per subject, the lower median of each arm over its repeats; a
   subject is complete only when every repeat of both compared arms is on the scale (``None``,
   ``ambiguous``, ``rejected``, ``evaluator-failure`` and anything else off the scale are missing
@@ -27,10 +30,11 @@ scale.
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 from collections.abc import Mapping, Sequence
-from typing import Literal
+from typing import Literal, TypeGuard
 
 from assay.core.records import Frozen
 
@@ -122,11 +126,55 @@ def sign_test_p(positive: int, negative: int) -> float:
     n = k + _count(negative, "negative")
     if n == 0:
         return 1.0
+    if n <= TABLE_PAIRS:
+        return _sign_test_table()[n][k]
+    return _binomtest_p(k, n)
+
+
+TABLE_PAIRS = 64
+"""The most non-tied pairs whose p-values :func:`sign_test_p` reads from the remembered table."""
+
+
+def _binomtest_p(k: int, n: int) -> float:
     # imported here: scipy.stats takes ~0.8 s to import, and most processes that load this
     # module (`assay sql`, `assay show`, an export with nothing tested) never compute a p-value
     from scipy.stats import binomtest
 
     return float(binomtest(k, n, p=0.5, alternative="two-sided").pvalue)
+
+
+@functools.cache
+def _sign_test_table() -> list[list[float]]:
+    """``table[n][k]``: scipy's p-value for ``k`` of ``n`` pairs, for every ``n`` up to
+    :data:`TABLE_PAIRS`; from the memo when it holds this scipy version's table (floats survive
+    its JSON unchanged), else computed and remembered."""
+    from importlib.metadata import version
+
+    from assay.core.memo import Memo, key_of
+
+    memo = Memo("sign-test")
+    key = key_of({"scipy": version("scipy"), "pairs": TABLE_PAIRS, "test": "binomtest p=0.5"})
+    found = memo.get(key)
+    if _is_table(found):
+        return found
+    table = [
+        [_binomtest_p(k, n) if n else 1.0 for k in range(n + 1)] for n in range(TABLE_PAIRS + 1)
+    ]
+    memo.put(key, table)
+    return table
+
+
+def _is_table(found: object) -> TypeGuard[list[list[float]]]:
+    return (
+        isinstance(found, list)
+        and len(found) == TABLE_PAIRS + 1
+        and all(
+            isinstance(row, list)
+            and len(row) == n + 1
+            and all(isinstance(p, float) and 0.0 <= p <= 1.0 for p in row)
+            for n, row in enumerate(found)
+        )
+    )
 
 
 def holm(p_values: Sequence[float | None]) -> list[float | None]:
