@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from typing import Literal, TypeVar
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from assay.core.digest import canonical_json, sha256_hex
 from assay.core.records import SCHEMA_VERSION, Frozen
@@ -34,9 +34,15 @@ class FileEntry(Frozen):
     bytes: int = Field(ge=0)
 
 
-class RunManifest(Frozen):
-    format: Literal["assay-run-manifest"] = "assay-run-manifest"
+class Manifest(Frozen):
+    """What both manifests carry: the schema version and their own ``digest``."""
+
     schema_version: int = SCHEMA_VERSION
+    digest: Sha256 = ""
+
+
+class RunManifest(Manifest):
+    format: Literal["assay-run-manifest"] = "assay-run-manifest"
     run: str
     scenario: str
     plan_hash: Sha256
@@ -47,12 +53,10 @@ class RunManifest(Frozen):
     tools: dict[str, str]
     extraction_versions: tuple[int, ...]
     files: tuple[FileEntry, ...]
-    digest: Sha256 = ""
 
 
-class BundleManifest(Frozen):
+class BundleManifest(Manifest):
     format: Literal["assay-bundle"] = "assay-bundle"
-    schema_version: int = SCHEMA_VERSION
     kind: BundleKind
     run: str
     plan_hash: Sha256
@@ -60,17 +64,16 @@ class BundleManifest(Frozen):
     columns: dict[str, tuple[str, ...]]
     """The published columns of every Parquet table in the bundle."""
     files: tuple[FileEntry, ...]
-    digest: Sha256 = ""
 
 
-M = TypeVar("M", bound=BaseModel)
+M = TypeVar("M", bound=Manifest)
 
 
 def entry(path: str, data: bytes) -> FileEntry:
     return FileEntry(path=path, sha256=sha256_hex(data), bytes=len(data))
 
 
-def self_digest(manifest: BaseModel) -> str:
+def self_digest(manifest: Manifest) -> str:
     return sha256_hex(canonical_json(manifest.model_dump(mode="json", exclude={"digest"})))
 
 
@@ -79,7 +82,7 @@ def seal(manifest: M) -> M:
     return manifest.model_copy(update={"digest": self_digest(manifest)})
 
 
-def dump(manifest: BaseModel) -> bytes:
+def dump(manifest: Manifest) -> bytes:
     """The manifest's bytes on disk: sorted, indented JSON (one form only)."""
     document = manifest.model_dump(mode="json")
     return (json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode()

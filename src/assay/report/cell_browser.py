@@ -19,7 +19,7 @@ import duckdb
 from pydantic import SerializeAsAny
 
 from assay.core.records import CellKey, Frozen
-from assay.evidence.rows import LOCAL_CASE_COLUMNS
+from assay.evidence.rows import LOCAL_CASE_COLUMNS, CorrectnessRow
 from assay.report.query import rows
 from assay.structure.explain import RULE_TEXT
 
@@ -75,18 +75,6 @@ class CellDetail(CellKey):
     case_indexes: tuple[int | None, ...] | None
     case_outcomes: tuple[str | None, ...] | None
     case_exception_types: tuple[str | None, ...] | None
-
-
-class LocalCases(Frozen):
-    """A correctness row's local-only case columns (``evidence.LOCAL_CASE_COLUMNS``)."""
-
-    run: str
-    cell_id: str
-    step: int
-    case_inputs: tuple[str | None, ...] | None
-    case_expected: tuple[str | None, ...] | None
-    unpublished_case_actuals: tuple[str | None, ...] | None
-    unpublished_case_messages: tuple[str | None, ...] | None
 
 
 class MetricDelta(Frozen):
@@ -185,9 +173,10 @@ def _padded(values: Sequence[T] | None, length: int) -> list[T | None]:
     return listed + [None] * (length - len(listed))
 
 
-def cases(row: CellDetail, local: LocalCases | None = None) -> list[Case]:
+def cases(row: CellDetail, local: CorrectnessRow | None = None) -> list[Case]:
     """Correctness per case: index, outcome and exception type name; with ``local`` (the
-    row's ``LOCAL_CASE_COLUMNS``) also input, expected, actual and exception message."""
+    call's ``correctness`` row) also input, expected, actual and exception message from its
+    ``LOCAL_CASE_COLUMNS``."""
     count = len(row.case_outcomes or ())
     published = zip(
         _padded(row.case_indexes, count),
@@ -265,32 +254,25 @@ def cell_records(
         metrics.setdefault((m.run, m.cell_id), []).append(
             MetricDelta.model_validate(m.model_dump(exclude={"run", "cell_id"}))
         )
-    local_cases: Mapping[tuple[str, str, int], LocalCases] = {}
+    local_cases: Mapping[tuple[str, str, int], CorrectnessRow] = {}
     if local:
-        names = ", ".join(("run", "cell_id", "step", *LOCAL_CASE_COLUMNS))
         local_cases = {
             (c.run, c.cell_id, c.step): c
             for c in rows(
                 con,
-                f"SELECT {names} FROM correctness {clause}",
-                LocalCases,
+                f"SELECT * FROM correctness {clause}",
+                CorrectnessRow,
                 query="correctness",
                 parameters=params,
             )
         }
-    empty = LocalCases.model_validate(
-        {"run": "", "cell_id": "", "step": 0, **dict.fromkeys(LOCAL_CASE_COLUMNS)}
-    )
     return [
         CellRecord(
             **row.model_dump(include={*SUMMARY_COLUMNS, *DETAIL_COLUMNS}),
             tokens=(row.prompt_tokens, row.completion_tokens),
             explanation=explanation(row),
-            cases=tuple(
-                cases(row, local_cases.get((row.run, row.cell_id, row.step), empty))
-                if local
-                else cases(row)
-            ),
+            # a call without a correctness row has no cases, published or local
+            cases=tuple(cases(row, local_cases.get((row.run, row.cell_id, row.step)))),
             metrics=tuple(metrics.get((row.run, row.cell_id), [])) if row.step == 1 else (),
         )
         for row in details

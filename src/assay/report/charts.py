@@ -7,7 +7,9 @@ offline (:mod:`assay.report.vega`). Every chart gets its data inline and is draw
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import functools
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Concatenate, ParamSpec, TypeVar
 
 import altair as alt
 
@@ -97,6 +99,22 @@ def _data(rows: Iterable[Frozen]) -> alt.Data:
 def _spec(chart: alt.TopLevelMixin) -> VegaLite:
     spec: VegaLite = chart.configure_view(stroke=None).to_dict()
     return spec
+
+
+R = TypeVar("R", bound=Frozen)
+P = ParamSpec("P")
+
+
+def _none_without_rows(
+    draw: Callable[Concatenate[Sequence[R], P], VegaLite],
+) -> Callable[Concatenate[Sequence[R], P], VegaLite | None]:
+    """The chart ``draw`` makes of its rows; ``None`` (no chart on the page) without a row."""
+
+    @functools.wraps(draw)
+    def chart(rows: Sequence[R], /, *args: P.args, **kwargs: P.kwargs) -> VegaLite | None:
+        return draw(rows, *args, **kwargs) if rows else None
+
+    return chart
 
 
 def series_label(run: ScenarioRun) -> str:
@@ -194,13 +212,12 @@ def outcome_scale(rows: Sequence[OutcomeBar], order: Sequence[str]) -> alt.Scale
     return alt.Scale(domain=domain, range=[OUTCOME_COLOURS[o] for o in domain])
 
 
+@_none_without_rows
 def outcomes_by_arm(
     rows: Sequence[OutcomeBar], order: list[str], title: str, runs: list[str] | None = None
-) -> VegaLite | None:
+) -> VegaLite:
     """Stacked bars of cells per arm by outcome, one row of bars per run (in ``runs`` order
     when given: the page's, real runs first; else by name)."""
-    if not rows:
-        return None
     chart = (
         _bars(rows)
         .encode(
@@ -248,9 +265,8 @@ def chain_rows(outcome_counts: Mapping[str, Sequence[OutcomeCount]]) -> list[Cha
     return rows
 
 
-def chain_steps(rows: Sequence[ChainPoint]) -> VegaLite | None:
-    if not rows:
-        return None
+@_none_without_rows
+def chain_steps(rows: Sequence[ChainPoint]) -> VegaLite:
     chart = (
         alt.Chart(_data(rows))
         .mark_line(point=True)
@@ -278,9 +294,8 @@ def cost_rows(costs: Costs, labels: Mapping[str, str]) -> list[CostBar]:
     ]
 
 
-def duplication_cost(rows: Sequence[CostBar]) -> VegaLite | None:
-    if not rows:
-        return None
+@_none_without_rows
+def duplication_cost(rows: Sequence[CostBar]) -> VegaLite:
     chart = (
         _bars(rows)
         .encode(

@@ -28,9 +28,8 @@ from pydantic import BaseModel
 from assay.config.params import CostRuns
 from assay.core.records import Frozen
 from assay.report.database import query_text
-from assay.report.primary import SIMULATED_BANNER, report_json
+from assay.report.primary import SIMULATED_BANNER, published_decision, report_json
 from assay.report.query import rows
-from assay.science.stats import decide
 
 HEADLINE = (
     ("sloc", "SLOC (radon)"),
@@ -204,14 +203,8 @@ def _by_arm(con: duckdb.DuckDBPyConnection, reference: str) -> list[ArmCost]:
     sql = _sql("cost_by_arm.sql", HEADLINE, reference_arm=reference)
     decided = []
     for row in rows(con, sql, ArmCountsRow, query="queries/cost_by_arm.sql"):
-        p = round(row.p_value, 10)
-        inference = decide(
-            p,
-            row.alpha,
-            non_tied=row.higher + row.lower,
-            ties=row.ties,
-            complete_subjects=row.subjects,
-            minimum_subjects=row.minimum_subjects,
+        p, inference = published_decision(
+            row.p_value, row, non_tied=row.higher + row.lower, complete_subjects=row.subjects
         )
         counts = row.model_dump(exclude={"alpha", "minimum_subjects"})
         decided.append(ArmCost(**{**counts, "p_value": p}, **inference.model_dump()))

@@ -32,20 +32,29 @@ class ReportKind(Frozen):
         return "[" + ", ".join(f"'{value}'" for value in self.scale) + "]"
 
 
-ABSTRACTION = ReportKind(
-    name="abstraction",
-    prefix="",
-    scale=ORDINAL_VERDICTS,
-    title="Abstraction report (primary)",
-    confirmatory=True,
-    off_scale=("ambiguous", "rejected", *MISSING_STATES),
+def _kind(
+    name: str, scale: tuple[str, ...], title: str, unscored: str, *, confirmatory: bool
+) -> ReportKind:
+    """The primary (confirmatory) report's views carry no prefix, a secondary report's its name;
+    off its scale are ``unscored`` (its own), ``rejected`` and the missing states."""
+    return ReportKind(
+        name=name,
+        prefix="" if confirmatory else f"{name}_",
+        scale=scale,
+        title=title,
+        confirmatory=confirmatory,
+        off_scale=(unscored, "rejected", *MISSING_STATES),
+    )
+
+
+ABSTRACTION = _kind(
+    "abstraction", ORDINAL_VERDICTS, "Abstraction report (primary)", "ambiguous", confirmatory=True
 )
-CORRECTNESS = ReportKind(
-    name="correctness",
-    prefix="correctness_",
-    scale=ORDINAL_CORRECTNESS,
-    title="Correctness report (secondary: finite-case correctness, not evidence of reuse)",
+CORRECTNESS = _kind(
+    "correctness",
+    ORDINAL_CORRECTNESS,
+    "Correctness report (secondary: finite-case correctness, not evidence of reuse)",
+    "skipped",
     confirmatory=False,
-    off_scale=("skipped", "rejected", *MISSING_STATES),
 )
 KINDS = (ABSTRACTION, CORRECTNESS)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 import duckdb
 from pydantic import BaseModel
@@ -47,7 +47,7 @@ from assay.report.run_records import (
     SubjectCells,
 )
 from assay.report.verdict_sets import NOTHING_TO_TEST
-from assay.science.stats import decide, holm
+from assay.science.stats import Inference, decide, holm
 
 SIMULATED_BANNER = (
     "> **SIMULATED MODEL.** These answers come from assay's seeded stand-in, not from a language "
@@ -83,6 +83,32 @@ def _query(
     return rows_by_run(con, query_text(name, kind), row, query=f"queries/{name}")
 
 
+class CountedTest(Protocol):
+    """A report query's row of one paired sign test: its plan's alpha and minimum inference set,
+    and the subjects whose medians tie."""
+
+    alpha: float
+    ties: int
+    minimum_subjects: int
+
+
+def published_decision(
+    p_value: float, test: CountedTest, *, non_tied: int, complete_subjects: int
+) -> tuple[float, Inference]:
+    """``p_value`` as the reports publish it (10 decimals) and the decision on it
+    (:func:`assay.science.stats.decide`)."""
+    p = round(p_value, 10)
+    inference = decide(
+        p,
+        test.alpha,
+        non_tied=non_tied,
+        ties=test.ties,
+        complete_subjects=complete_subjects,
+        minimum_subjects=test.minimum_subjects,
+    )
+    return p, inference
+
+
 def sign_test_rows(
     comparisons: Iterable[Comparison], kind: ReportKind = ABSTRACTION
 ) -> list[SignTest]:
@@ -100,14 +126,11 @@ def sign_test_rows(
                 )
             )
             continue
-        p = round(c.p_value or 0.0, 10)  # a comparison with a complete subject has a p-value
-        inference = decide(
-            p,
-            c.alpha,
+        p, inference = published_decision(
+            c.p_value or 0.0,  # a comparison with a complete subject has a p-value
+            c,
             non_tied=c.favouring_reference + c.favouring_arm,
-            ties=c.ties,
             complete_subjects=c.complete_subjects,
-            minimum_subjects=c.minimum_subjects,
         )
         decided = inference.model_dump()
         if not kind.confirmatory:
