@@ -4,10 +4,10 @@ is now, assay's server as it was before the prompt cache, and llama.cpp's own se
     uv run python benchmarks/local_speed.py [--run qwen-v1] [--calls N] [--sides a,b,c]
 
 (``--sides`` also takes ``assay:N``: assay's side with batches of N tokens instead of the
-profile's, to compare batch sizes in one invocation; and ``assay-spin``: assay's side with
-``GOMP_SPINCOUNT=30000`` in the server's environment, so its two OpenMP threads spin up to about
-0.3 ms at each of the graph's barriers before they sleep, where ``OMP_WAIT_POLICY=PASSIVE`` alone
-sleeps at once. Every other side runs without ``GOMP_SPINCOUNT``.)
+profile's, to compare batch sizes in one invocation; and ``assay-passive``: assay's side with
+its OpenMP threads sleeping at once at each of the graph's barriers (``ASSAY_LOCAL_SPIN=off``),
+where ``assay`` busy-waits briefly first when the machine has a core free for each thread as
+its server starts (``assay.local.waiting``).)
 
 The calls are the run's own (params.yaml: its model profile, scenario, repeats and schedule;
 every prompt rendered as the render stage renders it, every request body as the send stage
@@ -15,14 +15,17 @@ builds it: the mode, the prefix, the sampling settings and each call's seed), se
 in plan order, each side with a fresh server on 127.0.0.1:
 
 - ``assay``: assay's own server as the send stage starts it (``assay.local.managed``), with
-  its prompt cache (whole batches of ``local.batch_tokens`` of the last few prompts kept);
+  its prompt cache (whole batches of ``local.batch_tokens`` of the last few prompts kept) and
+  its OpenMP threads' wait chosen at its start (``assay.local.waiting``);
 - ``before``: the same server as it ran before the prompt cache, every call evaluated from an
   empty context (``ASSAY_LOCAL_PROMPT_CACHE=off``) in batches of 512 tokens (the old profile's
-  batch size): what the same run cost before this change;
+  batch size), its threads sleeping at once (``ASSAY_LOCAL_SPIN=off``): what the same run cost
+  before these changes;
 - ``llama-server``: llama.cpp's own server from the same vendored llama.cpp and build flags
   (``benchmarks/llama_cpp_tools.py`` builds it), at its defaults for speed (its own prompt
   cache, batches of 2048/512), the same threads, context, model and request bodies (it
-  continues a final assistant message as assay's server does).
+  continues a final assistant message as assay's server does) and the same OpenMP settings as
+  assay's server would get at its start.
 
 It prints, per side, the wall time of all calls, the prompt tokens evaluated and generated,
 llama.cpp's own milliseconds for the prompts and for the generation (each server's timings of
@@ -51,6 +54,7 @@ sys.path.insert(0, str(ROOT / "src"))
 from assay.config.params import load_params
 from assay.fixtures.scenarios import load_scenario, run_default_schedule
 from assay.local.managed import ManagedServer, free_port
+from assay.local.waiting import openmp_environment
 from assay.local.weights import weights_path
 from assay.paid.plan import cell_id
 from assay.providers.base import ModelProfile
@@ -59,9 +63,6 @@ from assay.science.render import render_input
 from assay.science.schedule import schedule
 
 SIDES = ("assay", "before", "llama-server")
-SPIN_COUNT = "30000"
-"""``assay-spin``: libgomp's busy-wait spins before an idle OpenMP thread sleeps (about 0.3 ms;
-``OMP_WAIT_POLICY=PASSIVE`` alone is 0)."""
 
 
 def run_calls(run_id: str, limit: int | None) -> tuple[ModelProfile, list[tuple[str, dict]]]:
@@ -155,7 +156,9 @@ def llama_server_side(profile: ModelProfile, calls: list, *, log: Path) -> dict:
         "--alias",
         profile.model,
     ]
-    env = {**os.environ, "OMP_WAIT_POLICY": "PASSIVE", "OMP_NUM_THREADS": str(local.threads)}
+    openmp = openmp_environment(local.threads)
+    print(f"llama-server: {' '.join(f'{k}={v}' for k, v in sorted(openmp.items()))}", flush=True)
+    env = {**{k: v for k, v in os.environ.items() if k != "GOMP_SPINCOUNT"}, **openmp}
     with log.open("wb") as out:
         process = subprocess.Popen(command, stdout=out, stderr=out, env=env)
         try:
@@ -187,7 +190,7 @@ def main() -> None:
     parser.add_argument("--logs", type=Path, default=Path("/tmp/assay-local-speed"))
     args = parser.parse_args()
     os.chdir(ROOT)  # params.yaml names its fixtures relative to the repository
-    os.environ.pop("GOMP_SPINCOUNT", None)  # only the assay-spin side spins
+    os.environ.pop("ASSAY_LOCAL_SPIN", None)  # each side sets its own
     args.logs.mkdir(parents=True, exist_ok=True)
     profile, calls = run_calls(args.run, args.calls)
     print(f"{args.run}: {len(calls)} calls, {profile.model}, threads {profile.local.threads}")
@@ -200,13 +203,10 @@ def main() -> None:
         elif side.startswith("assay:"):  # assay's server with other batches, e.g. assay:64
             batch = int(side.removeprefix("assay:"))
             results[side] = assay_side(profile, calls, cache=True, log=log, batch_tokens=batch)
-        else:
-            spin = side == "assay-spin"  # OpenMP threads spin briefly before they sleep
-            os.environ.pop("GOMP_SPINCOUNT", None)
-            if spin:
-                os.environ["GOMP_SPINCOUNT"] = SPIN_COUNT
+        else:  # assay, assay-passive, before
+            os.environ["ASSAY_LOCAL_SPIN"] = "auto" if side == "assay" else "off"
             results[side] = assay_side(profile, calls, cache=side != "before", log=log)
-            os.environ.pop("GOMP_SPINCOUNT", None)
+            os.environ.pop("ASSAY_LOCAL_SPIN", None)
         r = results[side]
         print(
             f"{side:>13}: {r['seconds']:8.1f} s  prompt tokens evaluated {r['prompt_evaluated']:7,}"

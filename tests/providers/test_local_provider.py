@@ -56,7 +56,29 @@ def _environment(pid: int) -> dict[str, str]:
     return dict(item.decode().split("=", 1) for item in raw if b"=" in item)
 
 
-def test_the_reply_is_the_answer_prefix_and_what_the_model_wrote(tmp_path):
+def test_spinning_threads_give_the_same_answers(tmp_path, monkeypatch):
+    """How OpenMP's threads wait (assay.local.waiting) changes no answer: two threads, the
+    same sampled call with and without the busy-wait."""
+    replies, environments = [], []
+    for choice in ("on", "off"):
+        monkeypatch.setenv("ASSAY_LOCAL_SPIN", choice)
+        sampled = profile(threads=2).model_copy(update={"temperature": 0.7})
+        local = provider(sampled, tmp_path / choice)
+        try:
+            replies.append(local.complete(ProviderRequest(key="s/a/r1#1", prompt=PROMPT)))
+            assert local.server.pid is not None
+            environments.append(_environment(local.server.pid))
+        finally:
+            local.close()
+    assert environments[0]["GOMP_SPINCOUNT"] == "2000"
+    assert "GOMP_SPINCOUNT" not in environments[1]
+    assert replies[0].status == "completed", replies[0]
+    assert replies[0].text == replies[1].text and replies[0].raw == replies[1].raw
+
+
+def test_the_reply_is_the_answer_prefix_and_what_the_model_wrote(tmp_path, monkeypatch):
+    monkeypatch.setenv("GOMP_SPINCOUNT", "300000")  # the caller's own is never passed on
+    monkeypatch.setenv("ASSAY_LOCAL_SPIN", "off")
     local = provider(profile(), tmp_path)
     try:
         first = local.complete(ProviderRequest(key="a#1", prompt=PROMPT))
@@ -69,6 +91,9 @@ def test_the_reply_is_the_answer_prefix_and_what_the_model_wrote(tmp_path):
     # OpenMP's threads sleep when idle instead of spinning beside the sandbox's work
     assert environment["OMP_WAIT_POLICY"] == "PASSIVE"
     assert environment["OMP_NUM_THREADS"] == "1"
+    assert "GOMP_SPINCOUNT" not in environment
+    header = (tmp_path / "server.log").read_text().splitlines()[0]
+    assert "OMP_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE " in header, header
     assert first.status == "completed", first
     assert first.text is not None and first.text.startswith("```python\ndef implement(")
     assert first.text == second.text and first.raw == second.raw

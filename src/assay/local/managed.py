@@ -3,9 +3,11 @@
 ``ManagedServer`` starts assay's own server (``python -m assay.local.server``) or the profile's
 ``server_command`` at a free loopback port, waits until ``GET /v1/models`` answers (or the
 process ends, or ``startup_timeout_seconds`` pass), and on exit stops it (SIGTERM, then SIGKILL
-after ten seconds). The process gets ``OMP_WAIT_POLICY=PASSIVE`` and ``OMP_NUM_THREADS`` = the
-profile's threads, so idle OpenMP threads sleep instead of spinning beside the sandbox; its
-output goes to a log the caller names. A server that dies mid-run is not restarted: the call
+after ten seconds). The process gets ``OMP_NUM_THREADS`` = the profile's threads and
+``OMP_WAIT_POLICY=PASSIVE``, with a short busy-wait first (``GOMP_SPINCOUNT``) only when the
+machine has a core free for each thread as it starts (``assay.local.waiting``): OpenMP threads
+do not spin on cores other work is using. Its output goes to a log the caller names, each start
+headed by these settings and the command. A server that dies mid-run is not restarted: the call
 in flight fails, the run halts (``assay.paid.execute``), and the next ``dvc repro`` starts a new
 server for the calls still unanswered.
 """
@@ -24,6 +26,7 @@ import httpx
 
 from assay.core.errors import AssayError
 from assay.local.settings import LocalModel
+from assay.local.waiting import openmp_environment
 
 STOP_GRACE_SECONDS = 10.0
 POLL_SECONDS = 0.2
@@ -123,15 +126,17 @@ class ManagedServer:
             context_tokens=self.context_tokens,
             port=port,
         )
-        env = {
-            **os.environ,
-            "OMP_WAIT_POLICY": "PASSIVE",
-            "OMP_NUM_THREADS": str(self.local.threads),
-            "PYTHONUNBUFFERED": "1",
-        }
+        try:
+            openmp = openmp_environment(self.local.threads)
+        except ValueError as exc:
+            raise ServerStartError(f"{exc}; nothing was sent") from exc
+        inherited = {k: v for k, v in os.environ.items() if k != "GOMP_SPINCOUNT"}
+        env = {**inherited, **openmp, "PYTHONUNBUFFERED": "1"}
         self.log.parent.mkdir(parents=True, exist_ok=True)
         with self.log.open("ab") as log:
-            log.write(f"== {time.strftime('%Y-%m-%dT%H:%M:%S%z')} {' '.join(command)}\n".encode())
+            settings = " ".join(f"{k}={v}" for k, v in sorted(openmp.items()))
+            started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+            log.write(f"== {started} {settings} {' '.join(command)}\n".encode())
             log.flush()
             self.process = subprocess.Popen(
                 command, stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env

@@ -1,0 +1,74 @@
+"""How the local server's OpenMP threads wait at the barriers of llama.cpp's graph.
+
+llama.cpp meets an OpenMP barrier after every operation of a token's graph (hundreds a token). A
+thread that sleeps at once at each (``OMP_WAIT_POLICY=PASSIVE``) pays a wake-up every time; one
+that first busy-waits a little (``GOMP_SPINCOUNT``) mostly does not, and generates about a third
+faster on cores it has to itself (docs/local-models.md, Threads). On cores shared with other
+work the same spinning takes time from that work and from the other thread: slower than
+sleeping. So the server spins only when, at its start, the machine has a core free for each of
+its threads (``/proc/stat`` sampled for a quarter of a second), and sleeps otherwise.
+
+How threads wait never changes an answer: every operation computes the same values whichever
+thread runs it and however long the others waited. ``ASSAY_LOCAL_SPIN`` = ``on`` or ``off``
+fixes the choice; ``auto`` (the default) samples.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Literal
+
+SPIN_COUNT = "2000"
+"""libgomp's busy-wait before an idle thread sleeps: 2,000 spins, tens of microseconds (0 with
+``OMP_WAIT_POLICY=PASSIVE`` alone)."""
+SAMPLE_SECONDS = 0.25
+FREE_MARGIN = 0.2
+"""A core counts as free when no more than this share of it is busy."""
+Choice = Literal["auto", "on", "off"]
+
+
+def idle_cores(sample_seconds: float = SAMPLE_SECONDS, stat: Path = Path("/proc/stat")) -> float:
+    """How many cores stood idle over ``sample_seconds`` (the machine's CPU counters); 0 where
+    they cannot be read, so nothing spins."""
+    try:
+        first = _cpu_times(stat)
+        time.sleep(sample_seconds)
+        second = _cpu_times(stat)
+    except (OSError, ValueError, IndexError):
+        return 0.0
+    total = sum(second) - sum(first)
+    if total <= 0:
+        return 0.0
+    idle = (second[3] + second[4]) - (first[3] + first[4])  # idle and iowait
+    return (os.cpu_count() or 1) * idle / total
+
+
+def _cpu_times(stat: Path) -> list[int]:
+    fields = stat.read_text().splitlines()[0].split()
+    if fields[0] != "cpu":
+        raise ValueError(f"{stat} does not start with the machine's cpu line")
+    return [int(value) for value in fields[1:9]]
+
+
+def spins(threads: int, choice: str, idle: float | None = None) -> bool:
+    """Whether a server of ``threads`` threads busy-waits: ``on``/``off`` as asked; ``auto``
+    when a core stands free for each thread (``idle`` cores, sampled when not given)."""
+    if choice == "on":
+        return True
+    if choice == "off":
+        return False
+    if choice != "auto":
+        raise ValueError(f"ASSAY_LOCAL_SPIN must be auto, on or off, not {choice!r}")
+    free = idle_cores() if idle is None else idle
+    return free >= threads - FREE_MARGIN
+
+
+def openmp_environment(threads: int, choice: str | None = None) -> dict[str, str]:
+    """The OpenMP variables of a server of ``threads`` threads (``choice``: ``ASSAY_LOCAL_SPIN``
+    when not given)."""
+    env = {"OMP_WAIT_POLICY": "PASSIVE", "OMP_NUM_THREADS": str(threads)}
+    if spins(threads, os.environ.get("ASSAY_LOCAL_SPIN", "auto") if choice is None else choice):
+        env["GOMP_SPINCOUNT"] = SPIN_COUNT
+    return env

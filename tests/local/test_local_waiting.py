@@ -1,0 +1,63 @@
+"""How the local server's OpenMP threads wait (assay.local.waiting): the choice by free cores (a
+case table), the machine's own counters, and what the managed server is started with."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from assay.local.waiting import SPIN_COUNT, idle_cores, openmp_environment, spins
+
+CASES = yaml.safe_load((Path(__file__).parent / "cases" / "waiting.yaml").read_text())
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c['threads']}-{c['choice']}-{c['idle']}")
+def test_spins_only_with_a_free_core_per_thread(case: dict) -> None:
+    assert spins(case["threads"], case["choice"], idle=case["idle"]) is case["spins"]
+
+
+def test_an_unknown_choice_is_refused() -> None:
+    with pytest.raises(ValueError, match="ASSAY_LOCAL_SPIN must be auto, on or off"):
+        spins(2, "sometimes", idle=2.0)
+
+
+def test_the_environment_names_the_threads_and_spins_only_when_chosen() -> None:
+    assert openmp_environment(2, "off") == {"OMP_WAIT_POLICY": "PASSIVE", "OMP_NUM_THREADS": "2"}
+    assert openmp_environment(3, "on") == {
+        "OMP_WAIT_POLICY": "PASSIVE",
+        "OMP_NUM_THREADS": "3",
+        "GOMP_SPINCOUNT": SPIN_COUNT,
+    }
+
+
+def test_idle_cores_reads_the_machine_and_sees_a_busy_core() -> None:
+    import os
+
+    cores = os.cpu_count() or 1
+    quiet = idle_cores(0.3)
+    assert 0.0 <= quiet <= cores + 0.01
+    stop = time.monotonic() + 1.0
+
+    def burn() -> None:
+        while time.monotonic() < stop:
+            pass
+
+    hog = threading.Thread(target=burn)
+    hog.start()
+    try:
+        busy = idle_cores(0.3)
+    finally:
+        hog.join()
+    # a thread spinning in this process takes most of a core from what stands idle
+    assert busy <= cores - 0.5, (quiet, busy)
+
+
+def test_unreadable_counters_mean_no_free_core(tmp_path: Path) -> None:
+    assert idle_cores(0.0, stat=tmp_path / "missing") == 0.0
+    bad = tmp_path / "stat"
+    bad.write_text("intr 1 2 3\n")
+    assert idle_cores(0.0, stat=bad) == 0.0
