@@ -83,8 +83,9 @@ def repro_by_stage(
     assert process.stdout is not None
     for line in process.stdout:
         output.append(line)
-        if line.startswith("Running stage '"):
-            marks.append((line.split("'")[1], time.perf_counter(), time.time()))
+        if "Running stage '" in line:  # (a progress bar's last redraw may precede it)
+            name = line.split("Running stage '", 1)[1].split("'", 1)[0]
+            marks.append((name, time.perf_counter(), time.time()))
     if process.wait() != 0:
         sys.exit("dvc repro failed:\n" + "".join(output[-60:]))
     ended = time.perf_counter()

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import fcntl
 import os
+from pathlib import Path
 
 import pytest
 
 from assay.metrics import measure, mypy_cache, mypy_tool
-from assay.metrics.units import Unit
+from assay.metrics.records import ToolResult
+from assay.metrics.units import Unit, write_unit
 from tests.metrics.test_metrics_naive_agreement import _sample
 
 
@@ -86,14 +88,22 @@ def test_repositories_checked_again_against_the_warm_cache_count_every_error(tmp
     counts = [
         {
             unit_id: result.values["errors"]
-            for unit_id, result in mypy_tool.measure_many(
-                [SINGLE, PACKAGE], tmp_path / f"check-{attempt}" / "batch", config, cache
+            for unit_id, result in _measure(
+                [SINGLE, PACKAGE], tmp_path / f"check-{attempt}", config, cache
             ).items()
         }
         for attempt in range(3)
     ]
     assert counts[0] == {"a00001": 1.0, "b00001": 2.0}
     assert counts[1] == counts[0] and counts[2] == counts[0]
+
+
+def _measure(units: list[Unit], work: Path, config: Path, cache: Path) -> dict[str, ToolResult]:
+    """``units`` measured as the engine measures them: written into a fresh folder of
+    repositories, then checked against ``cache``."""
+    for unit in units:
+        write_unit(work / "repos", unit)
+    return mypy_tool.measure_many(units, work / "repos", work / "batch", config, cache)
 
 
 def _package(unit_id: str, helper_returns: str) -> Unit:
@@ -106,24 +116,21 @@ def _package(unit_id: str, helper_returns: str) -> Unit:
 
 @pytest.mark.process  # mypy's API builds in this process
 def test_a_changed_dependency_of_the_same_size_is_checked_again(tmp_path):
-    """Repositories that share every file but one of the same size, checked back to back in the
-    same second against one cache (mypy trusts a file whose path, size and second match its
-    cache): each counts its own errors, those of its unchanged modules included."""
+    """One unit id holding repositories that differ in one file of the same size (as unit ids
+    recur from stage to stage with other texts), measured back to back in the same second
+    against one cache (mypy trusts a file whose path, size and second match its cache): each
+    measurement counts its own errors, those of its unchanged modules included."""
     config = tmp_path / "mypy.ini"
     config.write_text(mypy_tool.EMPTY_CONFIG, encoding="utf-8")
-    wrong, right = _package("b00001", "'text'"), _package("b00002", "123456")
+    wrong, right = _package("b00001", "'text'"), _package("b00001", "123456")
     assert len(wrong.files["app/helpers.py"]) == len(right.files["app/helpers.py"])
     cache = tmp_path / "cache"
     counts = [
-        mypy_tool.measure_many(order, tmp_path / f"check-{attempt}" / "batch", config, cache)
-        for attempt, order in enumerate([[wrong, right], [right, wrong], [wrong, right]])
+        _measure([unit], tmp_path / f"check-{attempt}", config, cache)["b00001"].values["errors"]
+        for attempt, unit in enumerate([wrong, right, wrong, right])
     ]
-    for measured in counts:
-        # wrong: helper returns str (1) and g returns its int as str (1); right: g only (1)
-        assert {u: r.values["errors"] for u, r in measured.items()} == {
-            "b00001": 2.0,
-            "b00002": 1.0,
-        }
+    # wrong: helper returns str (1) and g returns its int as str (1); right: g only (1)
+    assert counts == [2.0, 1.0, 2.0, 1.0]
 
 
 def test_the_freshness_comment_keeps_every_line_where_it_was():

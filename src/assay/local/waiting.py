@@ -6,7 +6,9 @@ that first busy-waits a little (``GOMP_SPINCOUNT``) mostly does not, and generat
 faster on cores it has to itself (docs/local-models.md, Threads). On cores shared with other
 work the same spinning takes time from that work and from the other thread: slower than
 sleeping. So the server spins only when, at its start, the machine has a core free for each of
-its threads (``/proc/stat`` sampled for a quarter of a second), and sleeps otherwise.
+its threads (``/proc/stat`` sampled for a quarter of a second), and sleeps otherwise. The
+caller's own work does not count against it (the send stage starts a local run's server while
+its threads still send the simulated runs, done seconds later): only other processes' does.
 
 How threads wait never changes an answer: every operation computes the same values whichever
 thread runs it and however long the others waited. ``ASSAY_LOCAL_SPIN`` = ``on`` or ``off``
@@ -30,19 +32,22 @@ Choice = Literal["auto", "on", "off"]
 
 
 def idle_cores(sample_seconds: float = SAMPLE_SECONDS, stat: Path = Path("/proc/stat")) -> float:
-    """How many cores stood idle over ``sample_seconds`` (the machine's CPU counters); 0 where
-    they cannot be read, so nothing spins."""
+    """How many cores other processes left idle over ``sample_seconds`` (the machine's CPU
+    counters, with this process's own CPU time counted as idle); 0 where they cannot be read,
+    so nothing spins."""
     try:
-        first = _cpu_times(stat)
+        first, own = _cpu_times(stat), time.process_time()
         time.sleep(sample_seconds)
-        second = _cpu_times(stat)
+        second, own = _cpu_times(stat), time.process_time() - own
     except (OSError, ValueError, IndexError):
         return 0.0
     total = sum(second) - sum(first)
     if total <= 0:
         return 0.0
+    cores = os.cpu_count() or 1
     idle = (second[3] + second[4]) - (first[3] + first[4])  # idle and iowait
-    return (os.cpu_count() or 1) * idle / total
+    ticks_per_second = os.sysconf("SC_CLK_TCK")
+    return min(cores, cores * (idle + own * ticks_per_second) / total)
 
 
 def _cpu_times(stat: Path) -> list[int]:

@@ -56,6 +56,7 @@ def _measure_chunk(units: list[Unit]) -> dict[str, dict[str, ToolResult]]:
     results = {unit.unit_id: in_process.results(unit, work) for unit in units}
     checked = mypy_tool.measure_many(
         units,
+        work / REPOSITORIES,
         work / "mypy-batch" / units[0].unit_id,
         work / MYPY_CONFIG,
         mypy_cache.slot(work / f"mypy-cache-{os.getpid()}"),

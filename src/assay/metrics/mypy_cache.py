@@ -5,7 +5,7 @@ A fresh cache costs each measure worker a cold build of mypy's standard library 
 every measure stage. What the cache may serve is the standard library's stubs and installed
 packages, and the modules of repositories checked before as far as mypy's own incremental check
 allows: a repository is written where no earlier check was, so mypy compares every file's hash
-(:func:`assay.metrics.mypy_tool.own_folder`), and a batched module is a private copy whose text
+(the measurement's fresh temporary folder: :func:`assay.metrics.mypy_tool.measure_many`), and a batched module is a private copy whose text
 is new to the cache; the counts do not depend on what the slot saw before.
 
 Slots live under the memo root (``<memo>/mypy/<mypy version>/slot-N``, :mod:`assay.core.memo`), so

@@ -12,8 +12,9 @@ that hits one is re-checked repository by repository so that only the culprit is
 What the warm cache may serve, so that the count is the one a fresh ``mypy`` run gives whatever
 the cache holds and in whatever order repositories come:
 
-- **A repository checked on its own** is written, as it is, into a folder no check used before
-  (:func:`own_folder`). mypy trusts a cached module without reading it again only when its path,
+- **A repository checked on its own** is checked where the measurement wrote it, as it is, in a
+  folder no check used before (``repositories``: a fresh temporary folder per measurement,
+  :func:`assay.metrics.engine.measure`). mypy trusts a cached module without reading it again only when its path,
   size and modification second all match; a new path makes it compare the file's hash. A module
   whose text and dependencies are unchanged is then served with the errors the cache recorded
   for it, and one whose text or any dependency changed is checked again: mypy's own incremental
@@ -30,11 +31,11 @@ from __future__ import annotations
 
 import ast
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from assay.metrics.records import ToolResult
-from assay.metrics.units import Unit, write_files
+from assay.metrics.units import Unit
 
 TOOL = "mypy"
 METRICS = ("errors",)
@@ -70,13 +71,6 @@ def checked_text(text: str, check: str) -> str:
     return f"{text}{ending}# assay: mypy check {check}\n"
 
 
-def own_folder(files: Mapping[str, str], folder: Path) -> Path:
-    """``files`` written unchanged under ``folder``, a path no earlier check used: mypy then
-    compares each file's hash with its cache rather than trusting a matching size and second."""
-    write_files(folder, files)
-    return folder
-
-
 def measure(repository: Path, config_file: Path, cache_dir: Path) -> ToolResult:
     from mypy import api
 
@@ -109,15 +103,17 @@ def batch_name(unit: Unit) -> str | None:
     return f"{unit.unit_id}_{stem}.py"
 
 
-def _folder_of(batch_dir: Path, unit_id: str, check: str) -> Path:
-    return batch_dir.parent / f"{batch_dir.name}-{unit_id}-{check}"
-
-
 def measure_many(
-    units: Sequence[Unit], batch_dir: Path, config_file: Path, cache_dir: Path
+    units: Sequence[Unit],
+    repositories: Path,
+    batch_dir: Path,
+    config_file: Path,
+    cache_dir: Path,
 ) -> dict[str, ToolResult]:
     """Error counts for ``units``: the batchable ones as private copies in one mypy build in
-    ``batch_dir``, the others each from a folder of its own beside it (:func:`own_folder`)."""
+    ``batch_dir``, the others each where it is, ``repositories/<unit id>`` (written for this
+    measurement, a path no earlier check used: mypy then compares each file's hash with its
+    cache rather than trusting a matching size and second)."""
     from mypy import api
 
     results: dict[str, ToolResult] = {}
@@ -126,8 +122,7 @@ def measure_many(
     for unit in units:
         name = batch_name(unit)
         if name is None:
-            folder = own_folder(unit.files, _folder_of(batch_dir, unit.unit_id, check))
-            results[unit.unit_id] = measure(folder, config_file, cache_dir)
+            results[unit.unit_id] = measure(repositories / unit.unit_id, config_file, cache_dir)
             continue
         path = batch_dir / name
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -142,10 +137,8 @@ def measure_many(
     except Exception:  # noqa: BLE001 - a crashed batch is re-checked repository by repository
         status, stdout = 2, ""
     if status not in (0, 1):
-        by_id = {unit.unit_id: unit for unit in units}
         for unit_id in batch.values():
-            folder = own_folder(by_id[unit_id].files, _folder_of(batch_dir, unit_id, check))
-            results[unit_id] = measure(folder, config_file, cache_dir)
+            results[unit_id] = measure(repositories / unit_id, config_file, cache_dir)
         return results
     errors = dict.fromkeys(batch.values(), 0)
     for line in stdout.splitlines():
