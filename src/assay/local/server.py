@@ -329,7 +329,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> None:
     args = parse(argv)
     die_with_parent()
-    # OpenMP threads sleep when idle instead of spinning (read when the runtime loads)
+    # OpenMP threads sleep when idle instead of spinning (read when the runtime loads; the
+    # managed server may add a short busy-wait first: assay.local.waiting)
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     model = LocalModelServer(args)
     httpd = HTTPServer(("127.0.0.1", args.port), handler(model))

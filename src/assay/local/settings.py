@@ -67,7 +67,8 @@ class LocalModel(Frozen):
     """Sampling: drop tokens less likely than ``min_p`` times the most likely one (0: none)."""
     threads: StrictInt = Field(default=1, ge=1, le=256)
     """CPU threads for prompt and generation. One keeps generation steady beside other work on
-    a small machine; OpenMP threads wait passively either way (``assay.local.managed``)."""
+    a small machine; OpenMP threads busy-wait briefly only while the machine has a core free for
+    each (``assay.local.waiting``)."""
     batch_tokens: StrictInt = Field(default=512, ge=1, le=65_536)
     """Prompt tokens evaluated per batch (llama.cpp ``n_batch``)."""
     gpu_layers: StrictInt = Field(default=0, ge=-1)
