@@ -5,8 +5,9 @@ thread that sleeps at once at each (``OMP_WAIT_POLICY=PASSIVE``) pays a wake-up 
 that first busy-waits a little (``GOMP_SPINCOUNT``) mostly does not, and generates about a third
 faster on cores it has to itself (docs/local-models.md, Threads). On cores shared with other
 work the same spinning takes time from that work and from the other thread: slower than
-sleeping. So the server spins only when, at its start, the machine has a core free for each of
-its threads (``/proc/stat`` sampled for a quarter of a second), and sleeps otherwise. The
+sleeping. So the server spins only when, at its start, a core it may run on is free for each of
+its threads (those cores' counters in ``/proc/stat``, sampled for a quarter of a second), and
+sleeps otherwise. The
 caller's own work does not count against it (the send stage starts a local run's server while
 its threads still send the simulated runs, done seconds later): only other processes' does.
 
@@ -20,7 +21,6 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
-from typing import Literal
 
 SPIN_COUNT = "2000"
 """libgomp's busy-wait before an idle thread sleeps: 2,000 spins, tens of microseconds (0 with
@@ -28,33 +28,39 @@ SPIN_COUNT = "2000"
 SAMPLE_SECONDS = 0.25
 FREE_MARGIN = 0.2
 """A core counts as free when no more than this share of it is busy."""
-Choice = Literal["auto", "on", "off"]
 
 
 def idle_cores(sample_seconds: float = SAMPLE_SECONDS, stat: Path = Path("/proc/stat")) -> float:
-    """How many cores other processes left idle over ``sample_seconds`` (the machine's CPU
-    counters, with this process's own CPU time counted as idle); 0 where they cannot be read,
-    so nothing spins."""
+    """How many of the cores this process may run on other processes left idle over
+    ``sample_seconds`` (their CPU counters, with this process's own CPU time counted as idle);
+    0 where they cannot be read, so nothing spins."""
+    cores = os.sched_getaffinity(0)
     try:
-        first, own = _cpu_times(stat), time.process_time()
+        first, own = _cpu_times(stat, cores), time.process_time()
         time.sleep(sample_seconds)
-        second, own = _cpu_times(stat), time.process_time() - own
+        second, own = _cpu_times(stat, cores), time.process_time() - own
     except (OSError, ValueError, IndexError):
         return 0.0
     total = sum(second) - sum(first)
     if total <= 0:
         return 0.0
-    cores = os.cpu_count() or 1
     idle = (second[3] + second[4]) - (first[3] + first[4])  # idle and iowait
-    ticks_per_second = os.sysconf("SC_CLK_TCK")
-    return min(cores, cores * (idle + own * ticks_per_second) / total)
+    ticks = own * os.sysconf("SC_CLK_TCK")
+    return min(len(cores), len(cores) * (idle + ticks) / total)
 
 
-def _cpu_times(stat: Path) -> list[int]:
-    fields = stat.read_text().splitlines()[0].split()
-    if fields[0] != "cpu":
-        raise ValueError(f"{stat} does not start with the machine's cpu line")
-    return [int(value) for value in fields[1:9]]
+def _cpu_times(stat: Path, cores: set[int]) -> list[int]:
+    """The first eight counters (user … steal) summed over ``cores``' lines of ``stat``."""
+    summed = [0] * 8
+    found = 0
+    for line in stat.read_text().splitlines():
+        name, *values = line.split()
+        if name.startswith("cpu") and name[3:].isdigit() and int(name[3:]) in cores:
+            summed = [a + int(b) for a, b in zip(summed, values[:8], strict=True)]
+            found += 1
+    if found != len(cores):
+        raise ValueError(f"{stat} lacks the counters of some of cores {sorted(cores)}")
+    return summed
 
 
 def spins(threads: int, choice: str, idle: float | None = None) -> bool:

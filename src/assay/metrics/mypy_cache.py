@@ -4,9 +4,10 @@ A fresh cache costs each measure worker a cold build of mypy's standard library 
 4 s of CPU on the project's machine) before its first repository; a study starts two workers in
 every measure stage. What the cache may serve is the standard library's stubs and installed
 packages, and the modules of repositories checked before as far as mypy's own incremental check
-allows: a repository is written where no earlier check was, so mypy compares every file's hash
-(the measurement's fresh temporary folder: :func:`assay.metrics.mypy_tool.measure_many`), and a batched module is a private copy whose text
-is new to the cache; the counts do not depend on what the slot saw before.
+allows: a repository is written where no earlier check was (the measurement's fresh temporary
+folder: :func:`assay.metrics.mypy_tool.measure_many`), so mypy compares every file's hash, and a
+batched module is a private copy whose text is new to the cache; the counts do not depend on
+what the slot saw before.
 
 Slots live under the memo root (``<memo>/mypy/<mypy version>/slot-N``, :mod:`assay.core.memo`), so
 ``ASSAY_MEMO=off`` or an empty ``ASSAY_MEMO_DIR`` starts cold as before. A process takes the

@@ -14,13 +14,13 @@ the cache holds and in whatever order repositories come:
 
 - **A repository checked on its own** is checked where the measurement wrote it, as it is, in a
   folder no check used before (``repositories``: a fresh temporary folder per measurement,
-  :func:`assay.metrics.engine.measure`). mypy trusts a cached module without reading it again only when its path,
-  size and modification second all match; a new path makes it compare the file's hash. A module
-  whose text and dependencies are unchanged is then served with the errors the cache recorded
-  for it, and one whose text or any dependency changed is checked again: mypy's own incremental
-  check, which the codebase sets' 104 repositories count the same with as without (measured
-  against fresh copies, in shuffled order). The files a codebase's repositories share are so
-  analysed once per worker, not once per repository.
+  :func:`assay.metrics.engine.measure`). mypy trusts a cached module without reading it again
+  only when its path, size and modification second all match; a new path makes it compare the
+  file's hash. A module whose text and dependencies are unchanged is then served with the errors
+  the cache recorded for it, and one whose text or any dependency changed is checked again:
+  mypy's own incremental check, which the codebase sets' 104 repositories count the same with as
+  without (measured against fresh copies, in shuffled order). The files a codebase's
+  repositories share are so analysed once per worker, not once per repository.
 - **The batched modules** are checked under names built from unit ids, which recur from stage to
   stage with other texts, and an error line is credited by its path. Each is written as a
   private copy that ends with a comment naming this check (:func:`checked_text`): its text is
