@@ -1,5 +1,6 @@
 """How the local server's OpenMP threads wait (assay.local.waiting): the choice by free cores (a
-case table), the machine's own counters, and what the managed server is started with."""
+case table), the environment it gives, and the machine's own counters (what the managed server
+is started with: tests/providers/test_local_provider.py)."""
 
 from __future__ import annotations
 
@@ -39,7 +40,7 @@ def test_the_environment_names_the_threads_and_spins_only_when_chosen() -> None:
 
 @pytest.mark.process  # a second process keeps one core busy
 def test_idle_cores_sees_another_process_busy_but_not_this_one() -> None:
-    cores = os.cpu_count() or 1
+    cores = len(os.sched_getaffinity(0))  # the cores this process may run on
     quiet = idle_cores(0.3)
     assert 0.0 <= quiet <= cores
     stop = time.monotonic() + 1.0
