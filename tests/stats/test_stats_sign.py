@@ -170,6 +170,23 @@ def test_a_damaged_remembered_table_is_computed_again(sign_memo) -> None:
     assert stats._is_table(json.loads(remembered.read_text(encoding="utf-8")))
 
 
+def test_with_the_memo_off_one_p_value_is_one_binomtest(sign_memo, monkeypatch) -> None:
+    """Nothing would keep the table, so only the p-value asked for is computed: scipy's value,
+    from one binomtest call, and no memo file."""
+    from scipy.stats import binomtest
+
+    from assay.science import stats
+
+    monkeypatch.setenv("ASSAY_MEMO", "off")
+    stats._sign_test_table.cache_clear()
+    calls: list[tuple[int, int]] = []
+    compute = stats._binomtest_p
+    monkeypatch.setattr(stats, "_binomtest_p", lambda k, n: calls.append((k, n)) or compute(k, n))
+    assert stats.sign_test_p(3, 12) == float(binomtest(3, 15, p=0.5).pvalue)
+    assert calls == [(3, 15)]
+    assert not sign_memo.exists()
+
+
 @pytest.mark.process  # a fresh interpreter: nothing imported scipy.stats before
 def test_a_remembered_table_spares_the_scipy_stats_import(sign_memo) -> None:
     import os

@@ -126,9 +126,8 @@ def sign_test_p(positive: int, negative: int) -> float:
     n = k + _count(negative, "negative")
     if n == 0:
         return 1.0
-    if n <= TABLE_PAIRS:
-        return _sign_test_table()[n][k]
-    return _binomtest_p(k, n)
+    table = _sign_test_table() if n <= TABLE_PAIRS else None
+    return table[n][k] if table is not None else _binomtest_p(k, n)
 
 
 TABLE_PAIRS = 64
@@ -144,15 +143,19 @@ def _binomtest_p(k: int, n: int) -> float:
 
 
 @functools.cache
-def _sign_test_table() -> list[list[float]]:
+def _sign_test_table() -> list[list[float]] | None:
     """``table[n][k]``: scipy's p-value for ``k`` of ``n`` pairs, for every ``n`` up to
     :data:`TABLE_PAIRS`; from the memo when it holds this scipy version's table (floats survive
-    its JSON unchanged), else computed and remembered."""
+    its JSON unchanged), else computed and remembered. ``None`` with the memo off
+    (``ASSAY_MEMO=off``): nothing would keep the 2,145 values, so each p-value is one
+    ``binomtest`` instead."""
     from importlib.metadata import version
 
     from assay.core.memo import Memo, key_of
 
     memo = Memo("sign-test")
+    if not memo.enabled:
+        return None
     key = key_of({"scipy": version("scipy"), "pairs": TABLE_PAIRS, "test": "binomtest p=0.5"})
     found = memo.get(key)
     if _is_table(found):
