@@ -141,26 +141,3 @@ def test_starts_a_missing_engine_with_networking_disabled_then_reuses_it(scratch
     if shared_pid is not None:
         assert Path("/var/run/docker.pid").read_text() == shared_pid
         assert Path(f"/proc/{int(shared_pid)}").exists(), "the shared engine was touched"
-
-
-@pytest.mark.process
-def test_the_packages_a_first_sync_leaves_to_the_build_are_the_packaged_models():
-    """A first sync installs all but the runtime and the packaged models' packages; the models
-    come with the runtime's build. The script's list is assay.local.weights' PACKAGED, so no
-    model is left out of either sync's reach and nothing else waits for the build."""
-    from assay.local.weights import PACKAGED
-
-    listed = subprocess.run(
-        [
-            "bash",
-            "-c",
-            'eval "$(sed -n "/^model_packages=/,/^for part/p" "$1")"; printf "%s\\n" "${model_packages[@]}"',
-            "bash",
-            str(SETUP),
-        ],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.split()
-    packaged = {name for model in PACKAGED.values() for name in model.distributions}
-    assert len(listed) == len(set(listed)) and set(listed) == packaged
