@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import re
 import os
 import shutil
 import statistics
@@ -70,6 +71,11 @@ class Stage(NamedTuple):
         return self.name.rsplit(":", 1)[-1].split("@")[0]
 
 
+STAGE_START = re.compile(r"(?:Running stage|Stage) '([^']+)'(?::| is cached - skipping run)")
+"""A stage DVC runs, or one whose committed lock entry it checks out instead because another
+stage already cached the same outputs (the empty measurements of two planned paid runs)."""
+
+
 def repro_by_stage(
     cwd: Path, env: dict[str, str], command: list[str] | None = None
 ) -> tuple[float, list[Stage]]:
@@ -83,9 +89,9 @@ def repro_by_stage(
     assert process.stdout is not None
     for line in process.stdout:
         output.append(line)
-        if "Running stage '" in line:  # (a progress bar's last redraw may precede it)
-            name = line.split("Running stage '", 1)[1].split("'", 1)[0]
-            marks.append((name, time.perf_counter(), time.time()))
+        started_stage = STAGE_START.search(line)  # (a progress bar's redraw may precede it)
+        if started_stage:
+            marks.append((started_stage[1], time.perf_counter(), time.time()))
     if process.wait() != 0:
         sys.exit("dvc repro failed:\n" + "".join(output[-60:]))
     ended = time.perf_counter()
