@@ -30,8 +30,8 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import re
 import os
+import re
 import shutil
 import statistics
 import subprocess
