@@ -7,7 +7,8 @@
    so every stage runs.
 2. ``uv sync --frozen --compile-bytecode`` and ``npm ci --prefix tools`` there (docs/setup.md; timed, reported apart).
 3. ``uv run dvc repro`` of the default ``params.yaml``, timing every stage from DVC's
-   ``Running stage`` lines (DVC runs stages one after another), and printing the time and
+   ``Running stage`` lines and its lines for a stage it checks out from the cache instead
+   (DVC runs stages one after another), and printing the time and
    count of stages per stage kind. The send stage's time is split in two: *local generation*
    (from the moment each local model run opened its ledger, just before its server starts, to
    its last answer: the union of those spans within the stage) and the rest. "Every stage but
