@@ -54,7 +54,7 @@ sys.path.insert(0, str(ROOT / "src"))
 from assay.config.params import load_params
 from assay.fixtures.scenarios import load_scenario, run_default_schedule
 from assay.local.managed import ManagedServer, free_port
-from assay.local.waiting import openmp_environment
+from assay.local.waiting import openmp_environment, with_openmp
 from assay.local.weights import weights_path
 from assay.paid.plan import cell_id
 from assay.providers.base import ModelProfile
@@ -158,7 +158,7 @@ def llama_server_side(profile: ModelProfile, calls: list, *, log: Path) -> dict:
     ]
     openmp = openmp_environment(local.threads)
     print(f"llama-server: {' '.join(f'{k}={v}' for k, v in sorted(openmp.items()))}", flush=True)
-    env = {**{k: v for k, v in os.environ.items() if k != "GOMP_SPINCOUNT"}, **openmp}
+    env = with_openmp(openmp)
     with log.open("wb") as out:
         process = subprocess.Popen(command, stdout=out, stderr=out, env=env)
         try:

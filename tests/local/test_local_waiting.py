@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from assay.local.waiting import SPIN_COUNT, idle_cores, openmp_environment, spins
+from assay.local.waiting import SPIN_COUNT, idle_cores, openmp_environment, spins, with_openmp
 
 CASES = yaml.safe_load((Path(__file__).parent / "cases" / "waiting.yaml").read_text())
 
@@ -35,6 +35,15 @@ def test_the_environment_names_the_threads_and_spins_only_when_chosen() -> None:
         "OMP_WAIT_POLICY": "PASSIVE",
         "OMP_NUM_THREADS": "3",
         "GOMP_SPINCOUNT": SPIN_COUNT,
+    }
+
+
+def test_the_callers_busy_wait_is_never_passed_on() -> None:
+    caller = {"PATH": "/usr/bin", "GOMP_SPINCOUNT": "300000", "OMP_NUM_THREADS": "8"}
+    assert with_openmp(openmp_environment(2, "off"), caller) == {
+        "PATH": "/usr/bin",
+        "OMP_WAIT_POLICY": "PASSIVE",
+        "OMP_NUM_THREADS": "2",
     }
 
 

@@ -14,7 +14,6 @@ server for the calls still unanswered.
 
 from __future__ import annotations
 
-import os
 import socket
 import subprocess
 import sys
@@ -26,7 +25,7 @@ import httpx
 
 from assay.core.errors import AssayError
 from assay.local.settings import LocalModel
-from assay.local.waiting import openmp_environment
+from assay.local.waiting import openmp_environment, with_openmp
 
 STOP_GRACE_SECONDS = 10.0
 POLL_SECONDS = 0.2
@@ -130,8 +129,7 @@ class ManagedServer:
             openmp = openmp_environment(self.local.threads)
         except ValueError as exc:
             raise ServerStartError(f"{exc}; nothing was sent") from exc
-        inherited = {k: v for k, v in os.environ.items() if k != "GOMP_SPINCOUNT"}
-        env = {**inherited, **openmp, "PYTHONUNBUFFERED": "1"}
+        env = {**with_openmp(openmp), "PYTHONUNBUFFERED": "1"}
         self.log.parent.mkdir(parents=True, exist_ok=True)
         with self.log.open("ab") as log:
             settings = " ".join(f"{k}={v}" for k, v in sorted(openmp.items()))

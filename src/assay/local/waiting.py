@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 SPIN_COUNT = "2000"
@@ -83,3 +84,9 @@ def openmp_environment(threads: int, choice: str | None = None) -> dict[str, str
     if spins(threads, os.environ.get("ASSAY_LOCAL_SPIN", "auto") if choice is None else choice):
         env["GOMP_SPINCOUNT"] = SPIN_COUNT
     return env
+
+
+def with_openmp(openmp: Mapping[str, str], base: Mapping[str, str] = os.environ) -> dict[str, str]:
+    """``base`` (the caller's environment) with ``openmp`` in place of its OpenMP settings: a
+    ``GOMP_SPINCOUNT`` the caller carries is dropped, so only :func:`spins` decides it."""
+    return {**{k: v for k, v in base.items() if k != "GOMP_SPINCOUNT"}, **openmp}
