@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import time
 
 import docker
 import pytest
 from sandbox_testkit import CORPUS_FILES, CORPUS_TARGET, RIGHT, WRONG, live_containers
 
 from assay.sandbox import SandboxRequest, evaluate, evaluate_many
-from assay.sandbox.policy import CONTAINER_NAME_PREFIX
+from assay.sandbox.policy import CONTAINER_NAME_PREFIX, PROFILES
 
 
 def request(candidate: str, image: str, **changes: object) -> SandboxRequest:
@@ -129,3 +130,26 @@ def test_a_task_with_many_vectors_is_judged_on_all_of_them(sandbox_image: str) -
         request(RIGHT, sandbox_image, cases=inputs, expected=tuple(2 * i + 1 for i in inputs))
     )
     assert (result.status, result.reason, len(result.cases)) == ("correct", "all-cases-passed", 100)
+
+
+LOOPS_ON_TWO = (
+    "def implement(value):\n    while value == 2:\n        pass\n    return double(value) + 1\n"
+)
+
+
+@pytest.mark.docker
+def test_a_case_that_times_out_ends_the_candidate(
+    sandbox_image: str, docker_api: docker.APIClient
+) -> None:
+    """A looping candidate costs one deadline, not one per case: its remaining cases are
+    recorded as not run, and the cases before the timeout keep their outcomes."""
+    deadline = PROFILES["standard"].case_deadline_seconds
+    started = time.monotonic()
+    result = evaluate(
+        request(LOOPS_ON_TWO, sandbox_image, cases=(1, 2, 2, 2), expected=(3, 5, 5, 5))
+    )
+    elapsed = time.monotonic() - started
+    assert (result.status, result.reason) == ("incorrect", "timeout")
+    assert [c.outcome for c in result.cases] == ["pass", "timeout", "not-run", "not-run"]
+    assert elapsed < 2 * deadline
+    assert live_containers(docker_api, f"{CONTAINER_NAME_PREFIX}{os.getpid()}-") == []

@@ -188,6 +188,34 @@ def test_a_container_whose_cleanup_was_not_clean_ends_after_that_case(
     assert [case.outcome for case in segment.outcomes] == [outcome]
 
 
+def test_a_case_that_times_out_ends_the_candidate(
+    pair: tuple[socket.socket, socket.socket],
+) -> None:
+    """The segment ends at the timeout without waiting for the supervisor's next record (it
+    runs the next case until the container is removed)."""
+    host, container = pair
+    timed_out = {"kind": "case", "index": 0, "cleanup": "clean", "outcome": "timeout"}
+    container.sendall(frame(record(1, **timed_out)))  # no `done`, and the stream stays open
+    segment = judge_stream(
+        StreamSession(sock=host, secret=SECRET, seq=1), REQUEST, deadline_per_case=5.0
+    )
+    assert segment.failure is None
+    assert [(case.index, case.outcome) for case in segment.outcomes] == [(0, "timeout")]
+
+
+def test_cases_not_run_after_a_timeout_are_not_failures() -> None:
+    outcomes = (
+        CaseOutcome(index=0, outcome="pass"),
+        CaseOutcome(index=1, outcome="timeout"),
+        CaseOutcome(index=2, outcome="not-run"),
+    )
+    result = verdict(REQUEST.model_copy(update={"cases": (1, 2, 3), "expected": (3, 5, 7)}),
+                     outcomes)  # fmt: skip
+    assert (result.status, result.reason) == ("incorrect", "timeout")
+    assert verdict(REQUEST, (CaseOutcome(index=0, outcome="pass"),
+                             CaseOutcome(index=1, outcome="not-run"))).status == "correct"  # fmt: skip
+
+
 def test_a_fresh_container_takes_over_at_the_next_case(
     pair: tuple[socket.socket, socket.socket],
 ) -> None:

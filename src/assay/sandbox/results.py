@@ -18,6 +18,8 @@ Outcome of one case (``CaseOutcome.outcome``)::
     output-flood       the case's stdout+stderr passed the output cap
     oversized-answer   the answer passed the per-case answer budget
     no-result          the supervisor gave no valid record for the case (silent, dead, truncated)
+    not-run            an earlier case of the candidate timed out, so this one was not run (the
+                       candidate is ``incorrect`` already; see :mod:`assay.sandbox.runner`)
     starved            the host gave the case too little CPU to use its deadline within the
                        wall-clock ceiling: not the candidate's doing (see ``host-overloaded``)
     residue            the case left something (a file in /tmp, an IPC object, a message queue)
@@ -52,6 +54,7 @@ CaseOutcomeKind = Literal[
     "output-flood",
     "oversized-answer",
     "no-result",
+    "not-run",
     "starved",
     "residue",
 ]

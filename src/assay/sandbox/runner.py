@@ -17,6 +17,12 @@ starved of CPU (``starved``), which is missing evidence (``host-overloaded``) un
 case failed on the candidate's own account. The supervisor measures deadlines in CPU time and
 time not spent waiting for a CPU, so host load slows a case down without timing it out.
 
+A case that times out ends its candidate: the candidate is ``incorrect`` whatever its other
+cases give (a verdict's reason is its first failing case, and no case after a timeout comes
+before it), and each of them could cost the whole deadline again, as a looping candidate loops
+on every input. The container is removed there and the remaining cases are recorded as
+``not-run``.
+
 Cleanup: every container is uniquely named ``assay-sandbox-<pid>-<random>``, labelled with its
 owner process (and its Dask stage, if any; :mod:`assay.sandbox.owners`), registered while
 alive, and force-removed on every exit path. :func:`removal_on_signals` turns SIGTERM/SIGINT
@@ -43,7 +49,7 @@ import uuid
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from types import FrameType
-from typing import Any
+from typing import Any, Literal
 
 import docker
 from docker import errors as docker_errors
@@ -213,7 +219,10 @@ SUPERVISOR_OUTCOMES = frozenset(
 """Case outcomes the supervisor decides itself; ``pass`` and ``wrong-value`` only the host does."""
 CLEANUP_STATES = frozenset({"clean", "residue", "unverified"})
 """How the cleanup after a case went (see ``sandbox/supervisor.py``: ``clean_up``)."""
-CANDIDATE_FAILURES_EXCLUDE = frozenset({"pass", "starved"})
+CANDIDATE_FAILURES_EXCLUDE = frozenset({"pass", "starved", "not-run"})
+ENDS_THE_CANDIDATE = frozenset({"timeout"})
+"""Case outcomes after which the candidate's remaining cases are not run (see the module's
+docstring)."""
 
 
 def _case_outcome(index: int, record: dict[str, Any], expected: Any) -> CaseOutcome | None:
@@ -257,7 +266,8 @@ def judge_stream(
 ) -> Segment:
     """After the ready record of a container running ``request``'s cases from ``first`` on:
     a valid ``case`` record for each, in order, then ``done``. ``done`` comes early right after
-    a case whose cleanup was not clean: the remaining cases then run in a fresh container."""
+    a case whose cleanup was not clean: the remaining cases then run in a fresh container. A case
+    in :data:`ENDS_THE_CANDIDATE` ends the segment at once (the container is removed mid-run)."""
     outcomes: list[CaseOutcome] = []
     for index in range(first, len(request.expected)):
         record = session.next_record(time.monotonic() + deadline_per_case)
@@ -271,6 +281,8 @@ def judge_stream(
         if outcome is None:
             return Segment(tuple(outcomes), "tampering")
         outcomes.append(outcome)
+        if outcome.outcome in ENDS_THE_CANDIDATE:
+            return Segment(tuple(outcomes))
         if record["cleanup"] != "clean":
             break
     done = session.next_record(time.monotonic() + deadline_per_case)
@@ -286,10 +298,12 @@ def _candidate_failures(outcomes: Sequence[CaseOutcome]) -> list[CaseOutcome]:
 
 
 def _unfinished(
-    request: SandboxRequest, outcomes: Sequence[CaseOutcome]
+    request: SandboxRequest,
+    outcomes: Sequence[CaseOutcome],
+    rest_are: Literal["no-result", "not-run"] = "no-result",
 ) -> tuple[CaseOutcome, ...]:
     rest = range(len(outcomes), len(request.expected))
-    return (*outcomes, *(CaseOutcome(index=index, outcome="no-result") for index in rest))
+    return (*outcomes, *(CaseOutcome(index=index, outcome=rest_are) for index in rest))
 
 
 def verdict(
@@ -363,6 +377,8 @@ def evaluate(request: SandboxRequest, *, stage: str | None = None) -> Correctnes
                 outcomes.extend(segment.outcomes)
                 if segment.failure is not None:
                     return verdict(request, outcomes, segment.failure)
+                if outcomes[-1].outcome in ENDS_THE_CANDIDATE:
+                    return verdict(request, _unfinished(request, outcomes, "not-run"))
             return verdict(request, outcomes)
         finally:
             api.close()
