@@ -47,3 +47,31 @@ def test_a_unit_a_tool_failed_on_is_measured_again(memo_dir, monkeypatch):
     monkeypatch.setattr(engine, "_measure_units", jscpd_fails)
     measure(sample, workers=1)
     assert not list((memo_dir / "metrics").rglob("*.json"))
+
+
+class _Distribution:
+    def __init__(self, name: str, version: str) -> None:
+        self.metadata = {"Name": name}
+        self.version = version
+
+
+def test_a_remembered_unit_is_keyed_by_the_packages_beside_the_tools(monkeypatch):
+    """mypy checks a repository's imports against the installed packages (a codebase's pydantic
+    and httpx are assay's own), so another version of one is another key, with every tool
+    version the same."""
+    from assay.metrics import versions
+
+    unit = engine.plan_units(_sample()[:1])[0][0]
+    tools = versions.tool_versions()
+    installed = [_Distribution("pydantic", "2.14.4"), _Distribution("httpx", "0.28.1")]
+    monkeypatch.setattr(versions, "distributions", lambda: list(installed))
+    versions.environment_digest.cache_clear()
+    try:
+        before = engine.unit_key(unit, tools)
+        versions.environment_digest.cache_clear()
+        assert engine.unit_key(unit, tools) == before  # the same packages: the same key
+        installed[0] = _Distribution("pydantic", "2.15.0")
+        versions.environment_digest.cache_clear()
+        assert engine.unit_key(unit, tools) != before
+    finally:
+        versions.environment_digest.cache_clear()

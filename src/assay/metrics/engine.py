@@ -31,7 +31,7 @@ from assay.metrics import in_process, jscpd_tool, mypy_cache, mypy_tool, ruff_to
 from assay.metrics.records import MeasureItem, Measurement, ToolResult
 from assay.metrics.rows import rows_for
 from assay.metrics.units import Unit, chunked, write_unit
-from assay.metrics.versions import tool_versions
+from assay.metrics.versions import environment_digest, tool_versions
 from assay.science.change import ChangeError, describe_change
 
 REPOSITORIES = "repos"
@@ -148,11 +148,13 @@ def measure(items: Sequence[MeasureItem], *, workers: int = 2) -> list[Measureme
 
 def unit_key(unit: Unit, versions: dict[str, str]) -> str:
     """What decides a unit's metrics: its files, where the change landed, the tools' versions
-    (not its id, which only names it within one measurement)."""
+    and the packages installed beside them, which mypy reads (not its id, which only names it
+    within one measurement)."""
     return key_of(
         {
             "unit": unit.model_dump(mode="json", exclude={"unit_id"}),
             "tools": versions,
+            "environment": environment_digest(),
             "code": code_digest(Path(__file__).parent, jscpd_tool.TOOLS_DIR / "jscpd-batch.js"),
         }
     )
