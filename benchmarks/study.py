@@ -190,6 +190,9 @@ def main() -> None:
     parser.add_argument("--noop-only", type=Path, help="time no-op repros in an existing clone")
     parser.add_argument("--keep", type=Path, help="clone here and keep it")
     parser.add_argument(
+        "--stage-times", type=Path, help="also write every stage's seconds here (TSV, run order)"
+    )
+    parser.add_argument(
         "--experiment",
         metavar="SETTING",
         help="then commit the study and time `dvc exp run -S SETTING` "
@@ -237,6 +240,10 @@ def main() -> None:
             print("slowest stages        " + ", ".join(
                 f"{stage.name} {stage.seconds:.1f} s" for stage in
                 sorted(stages, key=lambda item: -item.seconds)[:8]))  # fmt: skip
+            if args.stage_times:
+                args.stage_times.write_text(
+                    "".join(f"{stage.name}\t{stage.seconds:.2f}\n" for stage in stages)
+                )
             noop(clone, env)
             if args.experiment:
                 experiment(clone, env, args.experiment)
