@@ -66,3 +66,25 @@ def test_dvc_repro_without_a_target_reaches_every_stage(tmp_path):
         reached = set(roots).union(*(nx.descendants(graph, stage) for stage in roots))
         missed = sorted(stage.addressing for stage in stages if stage not in reached)
     assert len(stages) > 100 and not missed, missed
+
+
+def test_committed_locks_hold_only_stages_the_pipeline_defines(tmp_path):
+    """DVC keeps a dvc.lock entry of a stage that no longer exists (a run taken out of
+    params.yaml), and every stage of that file then reads and rewrites it after running
+    (benchmarks/lock_cost.py): a stale entry costs time and names a run the study no longer has."""
+    from dvc.repo import Repo as DvcRepo
+    from dvc.utils.serialize._yaml import parse_yaml
+
+    clone = make_repo(tmp_path / "clone", with_lock=True)
+    with DvcRepo(str(clone.path)) as repo:
+        defined: dict[str, set[str]] = {}
+        for stage in repo.index.stages:
+            lock_file = str(stage.dvcfile.path).removesuffix(".yaml") + ".lock"
+            defined.setdefault(lock_file, set()).add(stage.name)
+    stale = {}
+    for lock in sorted(clone.path.rglob("dvc.lock")):
+        locked = set(parse_yaml(lock.read_text(encoding="utf-8"), str(lock))["stages"])
+        extra = locked - defined.get(str(lock), set())
+        if extra:
+            stale[lock.relative_to(clone.path).as_posix()] = sorted(extra)
+    assert not stale, f"dvc.lock entries of stages no dvc.yaml defines: {stale}"
