@@ -8,6 +8,7 @@ refreshing the locks (`dvc repro`, then commit every dvc.lock)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -73,18 +74,17 @@ def test_committed_locks_hold_only_stages_the_pipeline_defines(tmp_path):
     params.yaml), and every stage of that file then reads and rewrites it after running
     (benchmarks/lock_cost.py): a stale entry costs time and names a run the study no longer has."""
     from dvc.repo import Repo as DvcRepo
-    from dvc.utils.serialize._yaml import parse_yaml
 
     clone = make_repo(tmp_path / "clone", with_lock=True)
+    stale = {}
     with DvcRepo(str(clone.path)) as repo:
         defined: dict[str, set[str]] = {}
+        dvcfiles = {}
         for stage in repo.index.stages:
-            lock_file = str(stage.dvcfile.path).removesuffix(".yaml") + ".lock"
-            defined.setdefault(lock_file, set()).add(stage.name)
-    stale = {}
-    for lock in sorted(clone.path.rglob("dvc.lock")):
-        locked = set(parse_yaml(lock.read_text(encoding="utf-8"), str(lock))["stages"])
-        extra = locked - defined.get(str(lock), set())
-        if extra:
-            stale[lock.relative_to(clone.path).as_posix()] = sorted(extra)
-    assert not stale, f"dvc.lock entries of stages no dvc.yaml defines: {stale}"
+            defined.setdefault(stage.dvcfile.path, set()).add(stage.name)
+            dvcfiles[stage.dvcfile.path] = stage.dvcfile
+        for path, dvcfile in sorted(dvcfiles.items()):
+            extra = set(dvcfile.lockfile_contents.get("stages", {})) - defined[path]
+            if extra:
+                stale[Path(path).relative_to(clone.path).as_posix()] = sorted(extra)
+    assert not stale, f"dvc.lock entries of stages no dvc.yaml defines (by dvc.yaml): {stale}"
