@@ -16,6 +16,7 @@
    stages other than a local model's own work cost.
 4. ``dvc repro`` three more times with nothing changed (no stage may run): the no-op figure,
    best and median; and ``dvc status`` the same way, for what DVC's check of every stage costs.
+5. The timing table of README.md, from these figures, with the date and the machine.
 
 The study starts from an empty memo of results (``ASSAY_MEMO_DIR`` in the temporary folder,
 ``assay.core.memo``), as on a machine that never ran one.
@@ -149,7 +150,9 @@ def by_kind(stages: list[Stage], local: float = 0.0) -> str:
     return "\n".join(rows)
 
 
-def noop(cwd: Path, env: dict[str, str]) -> None:
+def noop(cwd: Path, env: dict[str, str]) -> list[float]:
+    """Three no-op ``dvc repro`` (none may run a stage), printed with ``dvc status``; their
+    seconds."""
     timings = []
     for _ in range(3):
         started = time.perf_counter()
@@ -165,6 +168,48 @@ def noop(cwd: Path, env: dict[str, str]) -> None:
     print(
         f"  dvc status          {min(status):.2f} s best; `uv run dvc --version` {min(bare):.2f} s"
     )
+    return timings
+
+
+def machine() -> str:
+    """The CPU as /proc/cpuinfo names it, with its family and model (a virtual machine's name
+    may be as generic as "AMD EPYC"), and the logical cores."""
+    fields: dict[str, str] = {}
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            key, _, value = line.partition(":")
+            fields.setdefault(key.strip(), value.strip())
+    name = fields.get("model name", "an unknown CPU")
+    if "cpu family" in fields and "model" in fields:
+        name += f" (family {fields['cpu family']}, model {fields['model']})"
+    return f"{os.cpu_count()} cores of {name}"
+
+
+def readme_table(
+    setup: tuple[float, float], total: float, stages: list[Stage], local: float, noops: list[float]
+) -> str:
+    """The timing table README.md shows, from this study's own figures (date and machine once)."""
+    seconds: dict[str, float] = defaultdict(float)
+    for stage in stages:
+        seconds[stage.kind] += stage.seconds
+    seconds["send"] -= local
+    others = sum(s.seconds for s in stages) - local
+    slowest = ", ".join(
+        f"{kind} {seconds[kind]:.0f} s" for kind in sorted(seconds, key=lambda k: -seconds[k])[:4]
+    )
+    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    return "\n".join([
+        f"Measured by `benchmarks/study.py` on {when}, on {machine()}, from a fresh clone with",
+        "the packages cached and an empty memo of results:",
+        "",
+        "| step | time |",
+        "|---|---|",
+        f"| setup in the clone: `uv sync`, `npm ci` | {setup[0]:.1f} s, {setup[1]:.1f} s |",
+        f"| `dvc repro` of the default study ({len(stages)} stages) | {total / 60:.1f} min ({total:.0f} s) |",
+        f"| … of which the local model's generation | {local:.0f} s |",
+        f"| … of which every other stage | {others:.0f} s (slowest kinds: {slowest}) |",
+        f"| `dvc repro` with nothing changed | {min(noops):.1f} s |",
+    ])  # fmt: skip
 
 
 def experiment(cwd: Path, env: dict[str, str], setting: str) -> None:
@@ -244,7 +289,9 @@ def main() -> None:
                 args.stage_times.write_text(
                     "".join(f"{stage.name}\t{stage.seconds:.2f}\n" for stage in stages)
                 )
-            noop(clone, env)
+            noops = noop(clone, env)
+            print("\nREADME.md's table:\n")
+            print(readme_table((sync, npm), total, stages, local, noops) + "\n")
             if args.experiment:
                 experiment(clone, env, args.experiment)
             print(f"load after            {_load()}")
