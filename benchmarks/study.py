@@ -131,16 +131,24 @@ def covered(spans: list[tuple[float, float]], start: float, end: float) -> float
     return total
 
 
+def seconds_by_kind(stages: list[Stage], local: float = 0.0) -> dict[str, float]:
+    """Seconds per stage kind, the send stage's without its ``local`` seconds of local
+    generation."""
+    seconds: dict[str, float] = defaultdict(float)
+    for stage in stages:
+        seconds[stage.kind] += stage.seconds
+    seconds["send"] -= local
+    return seconds
+
+
 def by_kind(stages: list[Stage], local: float = 0.0) -> str:
     """The table of stage kinds: seconds and stages of each, slowest first; the send stage's
     ``local`` seconds of local generation on a row of their own."""
-    seconds: dict[str, float] = defaultdict(float)
+    seconds = seconds_by_kind(stages, local)
     counts: dict[str, int] = defaultdict(int)
     for stage in stages:
-        seconds[stage.kind] += stage.seconds
         counts[stage.kind] += 1
     if local:
-        seconds["send"] -= local
         seconds["send: local generation"] = local
         counts["send: local generation"] = 0
     rows = [f"  {'stage kind':<24}{'seconds':>9}{'stages':>8}"]
@@ -188,16 +196,14 @@ def machine() -> str:
 def readme_table(
     setup: tuple[float, float], total: float, stages: list[Stage], local: float, noops: list[float]
 ) -> str:
-    """The timing table README.md shows, from this study's own figures (date and machine once)."""
-    seconds: dict[str, float] = defaultdict(float)
-    for stage in stages:
-        seconds[stage.kind] += stage.seconds
-    seconds["send"] -= local
+    """The timing table README.md shows, from this study's own figures (date and machine once:
+    the study's start)."""
+    seconds = seconds_by_kind(stages, local)
     others = sum(s.seconds for s in stages) - local
     slowest = ", ".join(
         f"{kind} {seconds[kind]:.0f} s" for kind in sorted(seconds, key=lambda k: -seconds[k])[:4]
     )
-    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(stages[0].started))
     return "\n".join([
         f"Measured by `benchmarks/study.py` on {when}, on {machine()}, from a fresh clone with",
         "the packages cached and an empty memo of results:",
