@@ -11,7 +11,9 @@ from assay.pipeline.layout import repro_command
 
 def _plan_show(args: argparse.Namespace) -> int:
     from assay.config.params import ParamsError, load_params
+    from assay.evidence.plan import Preregistration
     from assay.paid.plan import summary
+    from assay.paid.preregistration import preregistration_lines, stale_authorization
     from assay.pipeline.plan import kept_or_current, make_plan
 
     try:
@@ -27,9 +29,14 @@ def _plan_show(args: argparse.Namespace) -> int:
             f"{exc} (run `dvc repro` for the subjects and render stages first)"
         ) from None
     print(summary(plan))
+    now = Preregistration.of(params.analysis, params.run(args.run).repeats)
+    print("\n".join(preregistration_lines(plan, now)))
     _, replanned = kept_or_current(args.run, Path(params.ledger_root), plan, tuple(params.runs))
     if replanned:
         print(f"\n{replanned}")
+    stale = stale_authorization(plan, params.run(args.run), Path(params.ledger_root))
+    if stale:
+        print(f"\n{stale}")
     return 0
 
 

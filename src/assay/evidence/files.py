@@ -22,7 +22,7 @@ from assay.core.tables import read_records, write_records
 from assay.evidence import paths
 from assay.evidence.catalog import CANDIDATES, CELLS, PROMPTS, Table
 from assay.evidence.documents import Authorization, ImageRecord, ScenarioSelfTest
-from assay.evidence.plan import Plan, load_plan
+from assay.evidence.plan import Plan, Replanned, load_plan
 from assay.evidence.rows import CallRecord, CandidateRow, PromptRow, RunRow, SendReceipt
 from assay.fixtures.model import Scenario
 
@@ -173,6 +173,16 @@ def write_plan(plan: Plan) -> None:
         json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8"
     )
     paths.plan_hash_file(plan.run).write_text(plan.hash + "\n", encoding="ascii")
+
+
+def write_replanned(run: str, replanned: Replanned) -> None:
+    write_json(paths.replanned_file(run), replanned)
+
+
+def read_replanned(run: str, data: Path = paths.DATA) -> Replanned | None:
+    """What ``data/plan/<run>/replanned.json`` says (``None``: the run was not planned anew)."""
+    path = paths.replanned_file(run, data)
+    return read_json(path, Replanned) if path.is_file() else None
 
 
 def keep_sealed_plan(run: str, sealed_plan: Path, inputs: dict[str, Path], successor: Plan) -> Plan:

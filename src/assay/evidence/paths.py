@@ -37,6 +37,15 @@ def resend_file(ledger_root: str | Path) -> Path:
     return Path(ledger_root) / "resend.json"
 
 
+def resend_marker_file() -> Path:
+    """``data/resend.txt``: where this workspace's ``resend.json`` is, written by the ``params``
+    stage once it made that file. An output DVC does not cache (``cache: false``), so a copy of
+    the workspace without the git-ignored ledger (``dvc exp run --temp``, a queued experiment)
+    lacks it too, and DVC runs the params stage there, which makes ``resend.json`` before the
+    send stage needs it: the send stage then says in one line why it may not send."""
+    return DATA / "resend.txt"
+
+
 def params_check_file() -> Path:
     """Written by the ``params`` stage once params.yaml is valid (its bytes never change); the
     stages that read no section depend on it, so they too run only after the check."""
@@ -107,6 +116,13 @@ def plan_file(run: str, data: Path = DATA) -> Path:
 
 def plan_hash_file(run: str, data: Path = DATA) -> Path:
     return stage_file("plan", run, "plan.sha256", data)
+
+
+def replanned_file(run: str, data: Path = DATA) -> Path:
+    """``data/plan/<run>/replanned.json``: a free run planned anew after it began under another
+    plan (an edit changed its cells), and how its preregistration differs from that plan's
+    (``assay.paid.preregistration.replanned_free_run``)."""
+    return stage_file("plan", run, "replanned.json", data)
 
 
 def next_plan_file(run: str, data: Path = DATA) -> Path:

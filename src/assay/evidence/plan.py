@@ -28,6 +28,85 @@ class AnalysisPlan(Frozen):
     Re-extracting with another version (``evaluators.extraction``) is a deviation from it."""
 
 
+DEVIATION_LABEL = "deviation from the preregistered analysis"
+"""How every report labels a result computed with an analysis other than the preregistered one."""
+
+
+class PreregisteredChange(Frozen):
+    """One field of a run's preregistration and what params.yaml says of it now."""
+
+    field: str
+    preregistered: str | int | float
+    now: str | int | float
+
+    def text(self) -> str:
+        """``alpha 0.05 → 0.01``."""
+        return f"{self.field} {_shown(self.preregistered)} → {_shown(self.now)}"
+
+
+def _shown(value: str | float) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+class Preregistration(AnalysisPlan):
+    """Everything a run's primary decision depends on, as its plan fixed it before any answer
+    was read: the analysis (method, alpha, median rule, minimum subjects, evaluator and
+    extraction versions) and the repeats per cell. :attr:`Plan.preregistration` is the record;
+    the plan's hash covers every field, so an authorization binds it, and a run that has begun
+    keeps it (``assay.paid.preregistration``)."""
+
+    repeats: StrictInt = Field(ge=1)
+
+    @classmethod
+    def of(cls, analysis: AnalysisPlan, repeats: int) -> Preregistration:
+        return cls(**analysis.model_dump(), repeats=repeats)
+
+    def changes(self, now: Preregistration) -> tuple[PreregisteredChange, ...]:
+        """The fields ``now`` gives another value, in declaration order."""
+        return tuple(
+            PreregisteredChange(field=name, preregistered=before, now=after)
+            for name in type(self).model_fields
+            if (before := getattr(self, name)) != (after := getattr(now, name))
+        )
+
+    def text(self) -> str:
+        """``paired-v2, alpha 0.05, lower median, at least 10 complete subjects, 2 repeats,
+        structure evaluator v7, extraction v3``."""
+        return (
+            f"{self.method}, alpha {self.alpha:g}, {self.median} median, at least "
+            f"{self.minimum_subjects} complete subjects, {self.repeats} repeats, structure "
+            f"evaluator v{self.structure_evaluator}, extraction v{self.extraction}"
+        )
+
+
+def changes_text(changes: tuple[PreregisteredChange, ...]) -> str:
+    """``alpha 0.05 → 0.01, repeats 2 → 3``."""
+    return ", ".join(change.text() for change in changes)
+
+
+class Replanned(Frozen):
+    """A free run planned anew after it began under another plan: an edit changed its cells
+    (repeats, a fixture, the model), so its calls are sent again under the new plan, whose
+    preregistration is params.yaml's. Every report of the run says so."""
+
+    earlier_plan: str
+    """The plan the run began under (its answers stay in its ledger folder, unreported)."""
+    changes: tuple[PreregisteredChange, ...]
+    """How the new preregistration differs from the earlier plan's (empty: it does not)."""
+
+    def text(self) -> str:
+        changed = (
+            f"; its preregistration changed too ({changes_text(self.changes)})"
+            if self.changes
+            else ""
+        )
+        return (
+            f"this run began under plan {self.earlier_plan}, and an edit changed its cells, so it "
+            f"was planned anew and every call sent again under this plan{changed}. The earlier "
+            "plan's answers are not in this report"
+        )
+
+
 class PromptRef(Frozen):
     digest: str
     request_bytes: int
@@ -152,6 +231,11 @@ class Plan(Frozen):
                 )
             )
         )
+
+    @property
+    def preregistration(self) -> Preregistration:
+        """The run's preregistration: its analysis and its repeats (both in the plan hash)."""
+        return Preregistration.of(self.analysis, self.repeats)
 
     @property
     def sendable(self) -> tuple[PlannedCell, ...]:

@@ -224,9 +224,10 @@ def _write_bundle(
     return len(shared) + len(own) + 2
 
 
-BESIDE_THE_BUNDLE = ("rescoring", "adjudication", "reproduction")
+BESIDE_THE_BUNDLE = ("rescoring", "adjudication", "reproduction", "deviation", "replanned")
 """Sections of the pipeline's run report built from evidence no bundle holds (every structure
-version's verdicts, the human adjudication file, another fresh run of the same plan). They are reported beside the preregistered
+version's verdicts, the human adjudication file, another fresh run of the same plan,
+params.yaml's analysis now, a free run's earlier plan). They are reported beside the preregistered
 result, never inside it, so a bundle's report is compared with the pipeline's without them."""
 
 

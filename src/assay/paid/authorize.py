@@ -22,6 +22,7 @@ from assay.core.errors import AuthorizationError
 from assay.evidence.documents import Authorization, AuthorizationState
 from assay.paid.ledger import Ledger, LedgerState, begun_plans
 from assay.paid.plan import Plan
+from assay.paid.preregistration import record_plan, stale_authorization
 
 
 class SpendRefused(AuthorizationError):
@@ -132,6 +133,9 @@ def decide(
             )
             if replanned is not None:
                 raise AuthorizationError(replanned)
+            stale = None if ledger_root is None else stale_authorization(plan, run, ledger_root)
+            if stale is not None:
+                raise AuthorizationError(stale)
             raise AuthorizationError(
                 f"run {plan.run!r}: the plan changed since it was approved: runs.{plan.run}.{field} "
                 f"is {value} but the current plan hash is {plan_hash}. Inspect the new plan "
@@ -176,7 +180,20 @@ def issue_token(plan: Plan, run: RunSpec, *, root: Path, ledger_root: str) -> st
             f"a ledger that is not here ({ledger.directory}); it may have spent elsewhere. Restore "
             "that ledger folder, or declare a new run id and authorize it"
         )
-    return Ledger.authorize(root, plan.run, plan.hash, ledger_root=ledger_root)
+    token = Ledger.authorize(root, plan.run, plan.hash, ledger_root=ledger_root)
+    record_plan(Ledger.at(root, plan.run, plan.hash).directory, plan)  # what was approved
+    return token
+
+
+EXPERIMENT_COPIES = Path(".dvc") / "tmp" / "exps"
+"""Where DVC runs a ``dvc exp run --temp`` or queued experiment: a copy of the workspace."""
+
+
+def in_experiment_copy(folder: Path) -> bool:
+    """``folder`` is inside a DVC experiment's temporary copy of a workspace."""
+    parts = folder.resolve().parts
+    tail = EXPERIMENT_COPIES.parts
+    return any(parts[i : i + len(tail)] == tail for i in range(len(parts) - len(tail) + 1))
 
 
 def check_spendable(
@@ -194,6 +211,14 @@ def check_spendable(
             f"{plan.hash}`, which creates the run's ledger and writes the token"
         )
     if state.authorization is None:
+        if in_experiment_copy(Path.cwd()):
+            raise SpendRefused(
+                f"run {name!r}: this authorization belongs to a ledger that is not in this "
+                f"experiment's temporary copy ({ledger.directory} under {Path.cwd()}); nothing "
+                "was sent. `dvc exp run --temp` and queued experiments run in a copy without "
+                "the git-ignored ledger: run the experiment in the workspace (`dvc exp run` "
+                "without --temp or --queue), or set an absolute ledger_root and authorize again"
+            )
         raise SpendRefused(
             f"run {name!r}: this authorization belongs to a ledger that is not here "
             f"({ledger.directory}); nothing was sent. A clone, `git clean` or a changed "

@@ -39,6 +39,7 @@ from assay.evidence import CallRecord, PromptRow
 from assay.paid.ledger import Ledger, LedgerState
 from assay.paid.ledger_records import LedgerIntent, LedgerOutcome, Outcome
 from assay.paid.plan import Plan, PlannedCell
+from assay.paid.preregistration import record_plan
 from assay.paid.seal import seal
 from assay.paid.spend_progress import SpendProgress
 from assay.providers.base import NANO, Provider, ProviderRequest, ProviderResult
@@ -113,6 +114,7 @@ def send_run(
     its progress."""
     ledger = Ledger.open(ledger_root, plan.run, plan.hash, paid=plan.budget.paid)
     with ledger.exclusive() as opened:
+        record_plan(opened.directory, plan)  # the preregistration it keeps once begun
         if plan.budget.paid and not opened.state().begun:
             seal(opened.directory, plan)  # what its evidence needs, should an edit re-plan it
         executor = Executor(

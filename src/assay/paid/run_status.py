@@ -11,7 +11,10 @@ from assay.config.params import Params
 from assay.core.records import Frozen
 from assay.evidence import CELLS
 from assay.evidence.paths import authorization_file, stage_file
+from assay.evidence.plan import Preregistration, changes_text
 from assay.paid.execute import REFUSED_PREFIX
+from assay.paid.ledger import begun_plans
+from assay.paid.preregistration import ledger_plan
 from assay.report.modes import profile_mode
 
 
@@ -72,7 +75,10 @@ def run_status(run_id: str, params: Params, data: Path) -> RunStatus:
         if authorization.exists()
         else None
     )
-    if state == "awaiting-authorization":
+    stale = None if free else unsent_preregistration_change(run_id, params)
+    if stale is not None:
+        status = f"refused: {stale}"
+    elif state == "awaiting-authorization":
         plan_hash = plan.read_text(encoding="ascii").strip()[:12] if plan.exists() else "?"
         status = f"awaiting authorization (plan {plan_hash}…; `assay plan show {run_id}`)"
     elif cells.exists():
@@ -91,6 +97,28 @@ def run_status(run_id: str, params: Params, data: Path) -> RunStatus:
     mode = profile_mode(params.models[run.model])
     return RunStatus(
         run=run_id, model=run.model, mode=mode, scenario=run.scenario, status=status, spend=spend
+    )
+
+
+def unsent_preregistration_change(run_id: str, params: Params) -> str | None:
+    """A paid run authorized but not sent whose preregistration params.yaml has changed since:
+    the refusal its send would meet, in one line (``None``: none). Read from the plan the
+    authorization's ledger keeps, without rebuilding the plan."""
+    run = params.runs[run_id]
+    root = Path(params.ledger_root)
+    if run.authorization is None or run.authorization in begun_plans(root, run_id):
+        return None
+    authorized = ledger_plan(root, run_id, run.authorization)
+    if authorized is None:
+        return None
+    now = Preregistration.of(params.analysis, run.repeats)
+    changes = authorized.preregistration.changes(now)
+    if not changes:
+        return None
+    return (
+        f"its preregistered analysis changed since it was authorized ({changes_text(changes)}); "
+        f"nothing is sent until `uv run assay authorize {run_id} --plan-hash HASH` with the "
+        f"plan `uv run assay plan show {run_id}` gives"
     )
 
 

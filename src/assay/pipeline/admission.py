@@ -19,6 +19,7 @@ from assay import evidence
 from assay.config.params import Params
 from assay.core.errors import EvidenceError
 from assay.core.records import Frozen
+from assay.evidence.plan import changes_text
 from assay.paid.authorize import (
     Authorization,
     AuthorizationError,
@@ -85,6 +86,15 @@ def _refuse_changed_since_authorize(
 def _refuse_stale_plan(plan: Plan, current_plan: Callable[[], Plan]) -> None:
     rebuilt = current_plan()
     if rebuilt.hash != plan.hash:
+        changes = plan.preregistration.changes(rebuilt.preregistration)
+        if changes:
+            raise SpendRefused(
+                f"run {plan.run!r}: its preregistered analysis changed since it was authorized "
+                f"({changes_text(changes)}: plan {plan.hash} → {rebuilt.hash}); nothing was "
+                f"sent. Run `{repro_command()}`, inspect the new plan (`uv run assay plan show "
+                f"{plan.run}`) and authorize it again (`uv run assay authorize {plan.run} "
+                f"--plan-hash {rebuilt.hash}`), or undo the edit"
+            )
         raise SpendRefused(
             f"run {plan.run!r}: params.yaml or the stage inputs changed since the plan was made "
             f"(recorded plan {plan.hash}, current plan {rebuilt.hash}); nothing was sent. Run "

@@ -20,7 +20,12 @@ from pathlib import Path
 from typing import Any
 
 from assay.config.params import read_params_yaml, validate_params
-from assay.evidence.paths import params_check_file, params_dir, resend_file
+from assay.evidence.paths import (
+    params_check_file,
+    params_dir,
+    resend_file,
+    resend_marker_file,
+)
 from assay.pipeline.derived_files import replace_files
 
 
@@ -52,4 +57,5 @@ def run(path: Path = Path("params.yaml")) -> None:
     if not resend.exists():  # nothing to send again yet (assay.pipeline.resend)
         resend.parent.mkdir(parents=True, exist_ok=True)
         resend.write_text("{}\n", encoding="utf-8")
+    resend_marker_file().write_text(f"{resend.as_posix()}\n", encoding="utf-8")
     params_check_file().write_text("params.yaml is valid\n", encoding="utf-8")

@@ -6,6 +6,7 @@ run id of its own."""
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable, Collection
 from pathlib import Path
 
@@ -13,10 +14,11 @@ from assay import evidence
 from assay.config.params import Params, RunSpec
 from assay.core.errors import SelfTestFailed
 from assay.core.records import Frozen
-from assay.evidence.plan import AnalysisPlan
+from assay.evidence.plan import AnalysisPlan, Replanned
 from assay.fixtures.scenarios import image_kind
 from assay.paid.authorize import replanned_refusal
 from assay.paid.plan import Plan, build_plan, request_sizes, tool_versions
+from assay.paid.preregistration import keep_preregistration, replanned_free_run
 from assay.paid.seal import Sealed, sealed_run
 from assay.pipeline.stage_params import Declaration, StageParams
 from assay.providers.base import ModelProfile
@@ -114,7 +116,7 @@ def plan_of(run_id: str, params: PlanParams) -> Plan:
     run, profile = params.run, params.profile
     scenario = evidence.read_scenario(run.scenario)
     prompts = request_sizes(evidence.read_prompts(run.scenario), request_size_measure(profile))
-    return build_plan(
+    built = build_plan(
         run_id=run_id,
         run=run,
         profile=profile,
@@ -126,6 +128,8 @@ def plan_of(run_id: str, params: PlanParams) -> Plan:
         sandbox=sandbox_pin(run.scenario),
         runtime=local_runtime(profile),
     )
+    # a run that began keeps the analysis it preregistered (assay.paid.preregistration)
+    return keep_preregistration(built, params.ledger_root)
 
 
 class Planned(Frozen):
@@ -156,8 +160,13 @@ def run(run_id: str, params: StageParams) -> Planned:
     declared = read_params(params)
     current = plan_of(run_id, declared)
     sealed, message = kept_or_current(run_id, declared.ledger_root, current)
+    # the output persists (pipeline/plan/dvc.yaml): nothing of an earlier plan may stay beside it
+    shutil.rmtree(evidence.plan_file(run_id).parent, ignore_errors=True)
     if sealed is None:
         evidence.write_plan(current)
+        earlier, changes = replanned_free_run(current, declared.ledger_root)
+        if earlier:
+            evidence.write_replanned(run_id, Replanned(earlier_plan=earlier, changes=changes))
         return Planned(plan=current)
     inputs = {stage: sealed.inputs(stage) for stage in evidence.SCENARIO_STAGES}
     kept = evidence.keep_sealed_plan(run_id, sealed.plan_dir, inputs, current)

@@ -15,6 +15,7 @@ from assay import evidence
 from assay.config.params import CostRuns, ReportOptions, RunSpec
 from assay.core.progress import progress
 from assay.core.records import Frozen
+from assay.evidence.plan import AnalysisPlan, Preregistration
 from assay.pipeline.stage_params import Declaration, StageParams
 from assay.report.adjudicated import build_adjudicated
 from assay.report.cell_browser import cell_records
@@ -23,6 +24,7 @@ from assay.report.codebase_sets import build_codebase_sets, write_codebase_sets
 from assay.report.compare import scenario_comparisons
 from assay.report.costs import build_costs, write_costs
 from assay.report.database import connect
+from assay.report.deviation import with_deviations
 from assay.report.headline import headlines
 from assay.report.html import page_context, write_dvc_plots_template, write_page
 from assay.report.primary import build_all, reproductions, write_reports
@@ -91,18 +93,30 @@ def reuse_plot_rows(scenario_reports: Mapping[str, ScenarioReport]) -> list[tupl
     ]
 
 
-PARAMS = Declaration(keys=("report", "runs"))
+PARAMS = Declaration(keys=("report", "runs", "analysis"))
 
 
 class ReportParams(Frozen):
     report: ReportOptions
     runs: dict[str, RunSpec]
+    analysis: AnalysisPlan
+    """What params.yaml says of the analysis now: the primary results use each run's
+    preregistration (its plan), and a run whose preregistration differs gets a deviation
+    result beside them (``assay.report.deviation``)."""
+
+    def now(self) -> dict[str, Preregistration]:
+        """Per run, the preregistration params.yaml would give it now."""
+        return {
+            name: Preregistration.of(self.analysis, spec.repeats)
+            for name, spec in self.runs.items()
+        }
 
 
 def read_params(params: StageParams) -> ReportParams:
     return ReportParams(
         report=params.typed("report", ReportOptions),
         runs=params.typed("runs", dict[str, RunSpec]),
+        analysis=params.typed("analysis", AnalysisPlan),
     )
 
 
@@ -118,6 +132,7 @@ def run(params: StageParams) -> None:
         adjudications=Path(declared.report.adjudications),
         provenance=find_provenance(Path.cwd()),
         runs=tuple(declared.runs),
+        analysis_now=declared.now(),
     )
 
 
@@ -132,6 +147,7 @@ def write_all(
     adjudications: Path | None = None,
     provenance: Provenance | None = None,
     runs: Collection[str] | None = None,
+    analysis_now: Mapping[str, Preregistration] | None = None,
 ) -> None:
     """Every report of the evidence under ``data``: reports and page into ``out``, the
     headline metrics and plot data into ``tracked``. ``cost_runs`` scopes the duplication-cost
@@ -139,7 +155,9 @@ def write_all(
     file, reported beside (never inside) the preregistered result; ``provenance`` what the page
     says it was built from (by default, the git repository holding ``data``); ``runs`` the runs
     reported (the runs params.yaml declares: a removed run's folders stay on disk, since DVC
-    does not delete the outputs of a removed foreach stage; ``None``: every run found)."""
+    does not delete the outputs of a removed foreach stage; ``None``: every run found);
+    ``analysis_now`` what params.yaml's analysis would preregister for each run now: where it
+    differs from the run's plan, its reports add a deviation result beside the primary one."""
     with progress(len(STEPS), "report", unit="step") as bar:
         con = connect(data, runs)
         bar.update()
@@ -155,6 +173,12 @@ def write_all(
             rescoring={name: rescore_headlines(report) for name, report in rescored.items()},
             adjudication=adjudicated,
         )
+        replanned = {
+            name: found
+            for name in reports["abstraction"]
+            if (found := evidence.read_replanned(name, data)) is not None
+        }
+        reports = with_deviations(reports, analysis_now or {}, replanned)
         write_reports(reports, out)
         write_rescore_reports(rescored, out)
         bar.update()

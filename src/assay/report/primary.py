@@ -45,6 +45,7 @@ from assay.report.run_records import (
     StopCause,
     Stopped,
     SubjectCells,
+    preregistration_of,
 )
 from assay.report.verdict_sets import NOTHING_TO_TEST
 from assay.science.stats import Inference, decide, holm
@@ -393,6 +394,9 @@ def _header(report: RunReport) -> list[str]:
         f"repeats, plan `{run.plan_hash}`"
         + (f", structural evaluator {scored}.\n" if report.report == ABSTRACTION.name else ".\n")
     )
+    parts.append(f"**Preregistered analysis:** {preregistration_of(run).text()}.\n")
+    if report.replanned is not None:
+        parts.append(f"**Planned anew after it began:** {report.replanned.text()}.\n")
     for row in report.excluded:
         cells = "1 cell" if row.cells == 1 else f"{row.cells} cells"
         parts.append(
@@ -463,6 +467,7 @@ def render_markdown(report: RunReport) -> str:
     note = multiple_arms_note(report)
     if note:
         parts.append("\n" + note + "\n")
+    parts += deviation_section(report)
     parts += _rescoring_section(report) + _adjudication_section(report)
     parts += repeat_agreement_section(report, kind)
     parts += reproduction_section(report)
@@ -581,6 +586,31 @@ def multiple_arms_note(report: RunReport) -> str | None:
         f"decides `significant`); `p_holm` is the same p adjusted by Holm's method over those "
         f"{arms} comparisons, a qualifier for reading the arms together, never a replacement."
     )
+
+
+def deviation_section(report: RunReport) -> list[str]:
+    """The result under the analysis params.yaml gives now, beside (never instead of) the
+    preregistered one above (``assay.report.deviation``)."""
+    deviation = report.deviation
+    if deviation is None:
+        return []
+    changed = "; ".join(change.text() for change in deviation.changes)
+    parts = [
+        f"## {deviation.label.capitalize()} (not the preregistered result)\n",
+        (
+            f"params.yaml's analysis differs from this run's preregistration: {changed}. The "
+            f"result above is the preregistered one ({deviation.preregistered.text()}); this "
+            "one is computed with what params.yaml says now, and never replaces it.\n"
+        ),
+    ]
+    if deviation.sign_tests:
+        parts.append(
+            f"The same sign tests decided at alpha {deviation.now.alpha:g} with at least "
+            f"{deviation.now.minimum_subjects} complete subjects:\n\n"
+            + markdown_grid(TEST_COLUMNS, (shown_test(t) for t in deviation.sign_tests))
+        )
+    parts += [f"- {note}\n" for note in deviation.not_recomputed]
+    return parts
 
 
 def _rescoring_section(report: RunReport) -> list[str]:

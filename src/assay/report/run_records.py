@@ -12,10 +12,22 @@ from pydantic import Field
 
 from assay.core.records import Frozen
 from assay.evidence import RunRow
+from assay.evidence.plan import PreregisteredChange, Preregistration, Replanned
 
 
 def _absent(value: object) -> bool:
     return value is None
+
+
+def preregistration_of(run: RunRow) -> Preregistration:
+    """The run's preregistration as its plan gave it (the report's ``runs`` row)."""
+    return Preregistration(
+        alpha=run.alpha,
+        minimum_subjects=run.minimum_subjects,
+        repeats=run.repeats,
+        structure_evaluator=run.preregistered_structure_evaluator,
+        extraction=run.preregistered_extraction,
+    )
 
 
 class LabelledRun(RunRow):
@@ -227,6 +239,24 @@ class Adjudicated(Frozen):
     entries_for_undeclared_runs: tuple[str, ...]
 
 
+class Deviation(Frozen):
+    """A second result beside the primary one, computed with the analysis params.yaml gives now
+    where it differs from the run's preregistration (``assay.report.deviation``); never in the
+    primary result's place."""
+
+    label: str
+    """``deviation from the preregistered analysis``: what this result is, in every report."""
+    preregistered: Preregistration
+    now: Preregistration
+    changes: tuple[PreregisteredChange, ...]
+    """Each field that differs, preregistered → now."""
+    sign_tests: tuple[SignTest, ...]
+    """The sign tests decided with the alpha and minimum subjects params.yaml gives now (empty
+    when neither changed)."""
+    not_recomputed: tuple[str, ...]
+    """Each changed field this result cannot apply, and where its effect is shown instead."""
+
+
 class RunReport(Frozen):
     """One run's report of one kind (abstraction, or correctness beside it). ``reproduction``,
     ``rescoring`` and ``adjudication`` come from other evidence than the run's own (other runs,
@@ -249,3 +279,7 @@ class RunReport(Frozen):
     reproduction: tuple[Reproduction, ...] | None = Field(default=None, exclude_if=_absent)
     rescoring: tuple[str, ...] | None = Field(default=None, exclude_if=_absent)
     adjudication: Adjudicated | None = Field(default=None, exclude_if=_absent)
+    deviation: Deviation | None = Field(default=None, exclude_if=_absent)
+    """Present only when params.yaml's analysis differs from the run's preregistration."""
+    replanned: Replanned | None = Field(default=None, exclude_if=_absent)
+    """Present only for a free run planned anew after it began under another plan."""
