@@ -48,6 +48,18 @@ def _shown(value: str | float) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
+PREREGISTERED_FIELDS = (
+    "method",
+    "alpha",
+    "median",
+    "minimum_subjects",
+    "repeats",
+    "structure_evaluator",
+    "extraction",
+)
+"""A preregistration's fields in the order the reports name them."""
+
+
 class Preregistration(AnalysisPlan):
     """Everything a run's primary decision depends on, as its plan fixed it before any answer
     was read: the analysis (method, alpha, median rule, minimum subjects, evaluator and
@@ -65,7 +77,7 @@ class Preregistration(AnalysisPlan):
         """The fields ``now`` gives another value, in declaration order."""
         return tuple(
             PreregisteredChange(field=name, preregistered=before, now=after)
-            for name in type(self).model_fields
+            for name in PREREGISTERED_FIELDS
             if (before := getattr(self, name)) != (after := getattr(now, name))
         )
 

@@ -97,18 +97,17 @@ def authorized_changes(
     current: Plan, root: Path, authorized_hash: str
 ) -> tuple[tuple[PreregisteredChange, ...], bool] | None:
     """How ``current``'s preregistration differs from the plan ``authorized_hash`` that ``assay
-    authorize`` approved (kept in its ledger), and whether anything else differs too; ``None``
+    authorize`` approved (kept in its ledger), and whether something beyond the analysis
+    differs too (told only when the repeats did not change: they change the cells); ``None``
     when that plan is not kept here."""
     authorized = ledger_plan(root, current.run, authorized_hash)
     if authorized is None:
         return None
     changes = authorized.preregistration.changes(current.preregistration)
-    repeats = any(change.field == "repeats" for change in changes)
-    only_analysis = (
-        not repeats
-        and current.model_copy(update={"analysis": authorized.analysis}).hash == authorized_hash
-    )
-    return changes, not only_analysis
+    if any(change.field == "repeats" for change in changes):
+        return changes, False
+    analysis_only = current.model_copy(update={"analysis": authorized.analysis})
+    return changes, analysis_only.hash != authorized_hash
 
 
 def stale_authorization(current: Plan, run: RunSpec, root: Path) -> str | None:
