@@ -144,8 +144,9 @@ def test_a_free_run_that_sent_keeps_its_preregistration(paid: Repo) -> None:
 
 
 def test_a_paid_run_binds_its_preregistration(paid: Repo, paid_server: LocalServer) -> None:
-    """Authorized, then alpha edited: `dvc repro`, `assay plan show` and `assay run list` name
-    the run, the change and the command that authorizes it again; nothing is sent. The edit
+    """Authorized, then alpha edited: the send-time check, `dvc repro`, `assay plan show` and
+    `assay run list` name the run, the change and the command that authorizes it again; nothing
+    is sent. The edit
     undone, it sends; alpha edited again after that, the run keeps its plan (DVC's run cache
     holds the plan of alpha 0.01 made before the run began, and must not restore it), nothing
     is sent again, no execute stage runs, and the deviation stands beside the primary result.
@@ -153,10 +154,14 @@ def test_a_paid_run_binds_its_preregistration(paid: Repo, paid_server: LocalServ
     next.json, which the run's later stages re-read, sending nothing) and the deviation says 3
     are another plan."""
     authorized = authorize(paid)
+    paid.dvc("repro", address("authorize", RUN))
     edit_params(paid, lambda p: p["analysis"].update(alpha=0.01))
+    named = f"run {RUN!r}: its preregistered analysis changed since it was authorized (alpha 0.05 → 0.01"
+    # at send time (the execute stage run alone re-checks the plan before a first request)
+    direct = one_refusal(paid.run("python", "stages/execute.py", RUN, check=False))
+    assert named in direct and "nothing was sent" in direct, direct
     refused = one_refusal(paid.dvc("repro", check=False))
     assert paid_server.count(CHAT) == 0
-    named = f"run {RUN!r}: its preregistered analysis changed since it was authorized (alpha 0.05 → 0.01"
     assert named in refused, refused
     assert f"then `uv run assay authorize {RUN} --plan-hash " in refused
     shown = cli(paid, "plan", "show", RUN).stdout

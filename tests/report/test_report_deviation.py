@@ -63,6 +63,7 @@ def test_no_deviation_leaves_every_report_byte_for_byte(tmp_path: Path) -> None:
             name = f"runs/{RUN}/{kind}.{suffix}"
             assert (unchanged / name).read_bytes() == (without / name).read_bytes(), name
     assert "deviation" not in _json(unchanged)
+    assert "deviations" not in json.loads((unchanged / "scenarios" / "v1.json").read_text())
 
 
 def test_a_changed_alpha_is_a_second_result_beside_the_primary(tmp_path: Path) -> None:
@@ -94,6 +95,13 @@ def test_a_changed_alpha_is_a_second_result_beside_the_primary(tmp_path: Path) -
     assert "alpha 0.05 → 0.0001; minimum_subjects 10 → 13" in markdown
     assert "descriptive only (12 of 13)" in markdown[deviation_at:]
     assert "**Preregistered analysis:** paired-v2, alpha 0.05, lower median" in markdown
+    scenario = (folder / "scenarios" / "v1.md").read_text()
+    assert f"`{RUN}`: the tests here use its preregistered analysis; params.yaml now says " in (
+        scenario
+    )
+    assert json.loads((folder / "scenarios" / "v1.json").read_text())["deviations"] == {
+        RUN: "alpha 0.05 → 0.0001, minimum_subjects 10 → 13"
+    }
     page = (folder / "index.html").read_text()
     assert 'data-qualifier="preregistration-deviation"' in page
     assert "alpha 0.05 → 0.0001" in page

@@ -21,6 +21,7 @@ import duckdb
 from pydantic import Field
 
 from assay.core.records import Frozen
+from assay.evidence.plan import DEVIATION_LABEL
 from assay.fixtures.chain import earlier_steps_called
 from assay.report.compare import EXPLORATORY, ModelComparison, sentence
 from assay.report.database import query_text
@@ -197,6 +198,9 @@ class ScenarioReport(Frozen):
     halted: dict[str, str]
     """Per run with halted cells, why it stopped."""
     model_comparisons: tuple[ModelComparison, ...]
+    deviations: dict[str, str] = Field(default_factory=dict, exclude_if=lambda found: not found)
+    """Per run whose params.yaml analysis now differs from its preregistration, what differs:
+    the tests here are the preregistered ones; the deviation result is in its run report."""
 
 
 def _arm_cells(rows: Iterable[OutcomeRow]) -> ArmCells:
@@ -271,8 +275,12 @@ def build_scenario_reports(
     excluded = _query(con, "scenario_excluded.sql", ExcludedRow)
     tests: dict[Place, ScenarioTest] = {}
     halted: dict[str, dict[str, str]] = {}
+    deviations: dict[str, dict[str, str]] = {}
     for name, run_report in primary.items():
         scenario = run_report.run.scenario
+        if run_report.deviation is not None:
+            changed = ", ".join(change.text() for change in run_report.deviation.changes)
+            deviations.setdefault(scenario, {})[name] = changed
         if any(row.outcome == "halted" for row in run_report.outcome_counts):
             halted.setdefault(scenario, {})[name] = run_report.stopped.summary
         for test in run_report.sign_tests:
@@ -306,6 +314,7 @@ def build_scenario_reports(
                 _part(row, ScenarioExcluded) for row in excluded if row.scenario == scenario
             ),
             halted=halted.get(scenario, {}),
+            deviations=deviations.get(scenario, {}),
             model_comparisons=tuple(model_comparisons([r.run for r in members]))
             if model_comparisons is not None
             else (),
@@ -341,6 +350,11 @@ def render_scenario_markdown(report: ScenarioReport) -> str:
         parts.append(_excluded_text(report.excluded))
     for name, summary in report.halted.items():
         parts.append(f"Cells `halted` in `{name}`: {summary}\n")
+    for name, changed in report.deviations.items():
+        parts.append(
+            f"`{name}`: the tests here use its preregistered analysis; params.yaml now says "
+            f"{changed}. The {DEVIATION_LABEL} is in `data/report/runs/{name}/abstraction.md`.\n"
+        )
     arms = report.arms
     for step, tables in sorted(report.steps.items(), key=lambda item: int(item[0])):
         heading = f"abstraction-{step}" if len(report.steps) > 1 else "abstraction"
