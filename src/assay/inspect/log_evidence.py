@@ -134,6 +134,12 @@ def run_evidence(
         (f.cell_id, f.step): f
         for f in rows(con, CALL_FACTS, CallFacts, query="call facts", parameters=[run])
     }
+    keys = [(c.prompt_digest, c.repeat) for c in plan.cells]
+    if len(set(keys)) != len(keys):
+        raise EvidenceError(
+            f"run {run}: two cells share a first prompt and a repeat, so Inspect sample ids "
+            "(the prompt's sha256, the repeat as epoch) would collide"
+        )
     began, times = ledger_times(Ledger.at(ledger_root, run, plan.hash))
     return RunEvidence(
         plan=plan,

@@ -143,6 +143,7 @@ def eval_log(evidence: RunEvidence) -> EvalLog:
     plan = evidence.plan
     model = model_name(evidence)
     samples = [sample(evidence, cell) for cell in evidence.cells]
+    ids = list(dict.fromkeys(c.planned.prompt_digest for c in evidence.cells))
     sent = [c.times.sent for cell in evidence.cells for c in cell.calls if c.times.sent]
     answered = [c.times.answered for cell in evidence.cells for c in cell.calls if c.times.answered]
     status, error = outcome(evidence)
@@ -158,10 +159,7 @@ def eval_log(evidence: RunEvidence) -> EvalLog:
             task_display_name=plan.run,
             tags=["simulated" if evidence.labels.simulated else evidence.labels.kind],
             dataset=EvalDataset(
-                name=plan.scenario,
-                samples=len(samples),
-                sample_ids=list(dict.fromkeys(c.planned.prompt_digest for c in evidence.cells)),
-                shuffled=False,
+                name=plan.scenario, samples=len(ids), sample_ids=ids, shuffled=False
             ),
             model=model,
             model_generate_config=generate_config(evidence),
