@@ -4,7 +4,7 @@ verdict, correctness outcome and call status per cell."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from assay.core.digest import sha256_hex
@@ -72,7 +72,7 @@ def record(run: str, cell_id: str, step: int, call: Call, *, simulated: bool) ->
 
 
 def run_evidence(
-    cells: dict[str, Sequence[Call]],
+    cells: Mapping[str, Sequence[Call]],
     *,
     run: str = "r",
     simulated: bool = False,

@@ -43,7 +43,7 @@ def test_one_sample_per_cell_its_id_the_first_prompt_and_its_epoch_the_repeat() 
 def test_the_structure_score_is_the_verdict_with_the_evaluator_s_explanation() -> None:
     log = eval_log(run_evidence(V1))
     assert log.samples is not None
-    score = log.samples[0].scores["structure"]  # type: ignore[index]
+    score = log.samples[0].scores["structure"]
     assert score.value == "reused"
     assert score.answer == "def implement(x):\n    return helper(x)\n"
     assert score.explanation is not None
@@ -55,7 +55,7 @@ def test_the_structure_score_is_the_verdict_with_the_evaluator_s_explanation() -
 def test_the_correctness_score_publishes_only_index_outcome_and_exception_type() -> None:
     log = eval_log(run_evidence(V1))
     assert log.samples is not None
-    score = log.samples[2].scores["correctness"]  # type: ignore[index]
+    score = log.samples[2].scores["correctness"]
     assert score.value == "incorrect"
     assert score.metadata is not None
     assert {key for case in score.metadata["cases"] for key in case} == {
@@ -139,7 +139,7 @@ def test_a_run_that_sent_nothing_is_cancelled_at_the_epoch() -> None:
     assert log.eval.metadata is not None
     assert log.eval.metadata["stopped"] == "nothing was sent: awaiting-authorization"
     assert log.samples is not None
-    assert log.samples[0].scores["structure"].value == "not-run"  # type: ignore[index]
+    assert log.samples[0].scores["structure"].value == "not-run"
     assert log.samples[0].output.error == "not-run: awaiting-authorization"
 
 

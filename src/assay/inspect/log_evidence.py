@@ -22,6 +22,7 @@ from assay.core.records import CallKey, Frozen
 from assay.evidence import RunRow
 from assay.evidence.plan import Plan, PlannedCell
 from assay.paid.ledger import Ledger
+from assay.paid.ledger_records import LedgerHeader
 from assay.providers.factory import request_messages
 from assay.report.cell_browser import CellRecord, cell_records
 from assay.report.query import rows
@@ -100,10 +101,8 @@ class RunEvidence(Frozen):
 
 def ledger_times(ledger: Ledger) -> tuple[float | None, dict[CallKey, CallTimes]]:
     """The ledger's start and each call's latest intent and outcome times."""
-    began = None
-    for line in ledger.records():
-        began = line.at if line.type == "header" else began
-        break
+    first = next(ledger.records(), None)
+    began = first.at if isinstance(first, LedgerHeader) else None
     state = ledger.state()
     keys = set(state.intents) | set(state.outcomes)
     times = {
