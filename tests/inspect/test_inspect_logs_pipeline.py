@@ -12,6 +12,7 @@ import pytest
 from inspect_ai.analysis import samples_df
 from inspect_ai.log import EvalLog, read_eval_log
 
+from assay.core.digest import sha256_hex
 from assay.core.tables import read_records
 from assay.evidence import CELLS, CallRecord, SentPromptRow, inspect_logs_dir, read_plan
 from assay.evidence.rows import LOCAL_CASE_COLUMNS
@@ -92,6 +93,10 @@ def test_simulated_runs_say_so_and_an_unauthorized_run_is_cancelled(study: Study
         if run.startswith("haiku-"):
             assert log.status == "cancelled"
             assert log.eval.metadata["stopped"].startswith("nothing was sent")
+            # never sent: each sample shows the request its plan would send
+            for sample in log.samples or []:
+                assert not isinstance(sample.input, str) and sample.input
+                assert sha256_hex(sample.input[0].text.encode()) == sample.id
 
 
 def test_no_log_carries_an_unpublished_case_column(study: Study) -> None:

@@ -5,8 +5,10 @@ row in the run's ``cells`` table: the cell browser's record of the call
 (:func:`assay.report.cell_browser.cell_records`: prompt, answer, candidate, verdict with its
 explanation, correctness per case as the page publishes it), the messages the provider received
 for that prompt (:func:`assay.providers.factory.request_messages`, the adapter's own request
-builder), and the call's times from the run's ledger: the latest intent (sent) and the latest
-outcome (answered). A call never sent has no times; a run that sent nothing has no ledger.
+builder; a first step never sent: the messages for the prompt its plan would send, the
+scenario's render of the plan's digest), and the call's times from the run's ledger: the latest
+intent (sent) and the latest outcome (answered). A call never sent has no times; a run that sent
+nothing has no ledger.
 """
 
 from __future__ import annotations
@@ -58,6 +60,19 @@ WHERE x.run = ?
 """
 
 
+class RenderedPrompt(Frozen):
+    prompt_digest: str
+    prompt: str
+
+
+RENDERED = """
+SELECT DISTINCT p.prompt_digest, p.prompt
+FROM prompts p JOIN runs r ON p.scenario = r.scenario
+WHERE r.run = ?
+"""
+"""The run's scenario's rendered prompts, by digest: what a cell never sent would be sent."""
+
+
 class CallTimes(Frozen):
     """When a call was sent and answered (Unix seconds), from the run's ledger."""
 
@@ -70,7 +85,8 @@ class CallEvidence(Frozen):
 
     record: CellRecord
     messages: tuple[Message, ...]
-    """The request's messages; empty when the call has no prompt (a chain step never reached)."""
+    """The request's messages (a first step never sent: those its plan would send); empty
+    when the call has no prompt (a chain step never reached)."""
     facts: CallFacts
     times: CallTimes
 
@@ -140,11 +156,17 @@ def run_evidence(
             "(the prompt's sha256, the repeat as epoch) would collide"
         )
     began, times = ledger_times(Ledger.at(ledger_root, run, plan.hash))
+    rendered = {
+        r.prompt_digest: r.prompt
+        for r in rows(con, RENDERED, RenderedPrompt, query="rendered prompts", parameters=[run])
+    }
     return RunEvidence(
         plan=plan,
         labels=labels[0],
         began=began,
-        cells=tuple(_cell(plan, planned, records, facts, times) for planned in plan.cells),
+        cells=tuple(
+            _cell(plan, planned, records, facts, times, rendered) for planned in plan.cells
+        ),
     )
 
 
@@ -154,13 +176,15 @@ def _cell(
     records: Mapping[tuple[str, int], CellRecord],
     facts: Mapping[tuple[str, int], CallFacts],
     times: Mapping[CallKey, CallTimes],
+    rendered: Mapping[str, str],
 ) -> CellEvidence:
     calls = []
     for step in range(1, planned.steps + 1):
         record = records.get((planned.cell_id, step))
         if record is None:
             continue
-        prompt = record.prompt
+        # a first step never sent shows the prompt the plan would send (its digest's render)
+        prompt = record.prompt or (rendered.get(planned.prompt_digest) if step == 1 else None)
         messages = (
             ()
             if prompt is None
