@@ -6,14 +6,16 @@ repository (a clone after ``scripts/study``, or ``benchmarks/study.py --keep DIR
     uv run python benchmarks/inspect_logs.py [REPOSITORY]     (default: this checkout)
 
 The stage writes into a temporary folder (``data/inspect_logs`` is left as it is); the logs
-written are compared byte for byte with the stage's own when it has run. Prints the CPU (name,
-family, model) and the load average, since this machine's speed varies by the hour.
+written are compared byte for byte with the stage's own when it has run. The code measured is this
+checkout's, the evidence the repository's. Prints the CPU (name, family, model) and the load
+average, since this machine's speed varies by the hour.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -50,6 +52,12 @@ for run in runs:
 """
 
 
+def children_cpu() -> float:
+    """CPU seconds (user + system) of the finished child processes so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def cpu() -> str:
     fields: dict[str, str] = {}
     for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -71,21 +79,21 @@ def main() -> None:
     runs = list(params["runs"])
     ledger = repo / params["ledger_root"]
     python = str(ROOT / ".venv" / "bin" / "python")
-    env = {**os.environ, "PYTHONPATH": str(repo / "src")}
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}  # this checkout's code, its data
     print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {cpu()}")
     print(f"load average before: {os.getloadavg()[0]:.1f}")
     with tempfile.TemporaryDirectory() as scratch:
         out = Path(scratch) / "logs"
-        started = time.perf_counter()
+        started, cpu_before = time.perf_counter(), children_cpu()
         subprocess.run(
             [python, "-c", WHOLE, str(ledger), ",".join(runs), str(out)],
             cwd=repo, env=env, check=True, stderr=subprocess.DEVNULL,
         )  # fmt: skip
-        whole = time.perf_counter() - started
+        whole, whole_cpu = time.perf_counter() - started, children_cpu() - cpu_before
         logs = sorted(out.iterdir())
         size = sum(p.stat().st_size for p in logs)
-        print(f"the stage's work as one process, {len(runs)} runs: {whole:.1f} s "
-              f"({len(logs)} logs, {size / 1e6:.1f} MB)")  # fmt: skip
+        print(f"the stage's work as one process, {len(runs)} runs: {whole:.1f} s, "
+              f"{whole_cpu:.1f} s of CPU ({len(logs)} logs, {size / 1e6:.1f} MB)")  # fmt: skip
         stage = repo / "data" / "inspect_logs"
         if stage.is_dir():
             same = [p.name for p in logs] == sorted(p.name for p in stage.iterdir()) and all(
@@ -97,13 +105,16 @@ def main() -> None:
             cwd=repo, env=env, check=True, capture_output=True, text=True,
         ).stdout  # fmt: skip
         print(detail.rstrip())
-        started = time.perf_counter()
+        started, cpu_before = time.perf_counter(), children_cpu()
         subprocess.run(
             [str(ROOT / ".venv" / "bin" / "assay"), "inspect-view", str(Path(scratch) / "view"),
              "--data", str(repo / "data")],
             cwd=repo, env=env, check=True, capture_output=True,
         )  # fmt: skip
-        print(f"assay inspect-view: {time.perf_counter() - started:.1f} s")
+        print(
+            f"assay inspect-view: {time.perf_counter() - started:.1f} s, "
+            f"{children_cpu() - cpu_before:.1f} s of CPU"
+        )
     print(f"load average after: {os.getloadavg()[0]:.1f}")
 
 
