@@ -83,7 +83,7 @@ def main() -> None:
     print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {cpu()}")
     print(f"load average before: {os.getloadavg()[0]:.1f}")
     with tempfile.TemporaryDirectory() as scratch:
-        out = Path(scratch) / "logs"
+        out = Path(scratch) / "data" / "inspect_logs"  # the folder `assay inspect-view` reads
         started, cpu_before = time.perf_counter(), children_cpu()
         subprocess.run(
             [python, "-c", WHOLE, str(ledger), ",".join(runs), str(out)],
@@ -92,6 +92,8 @@ def main() -> None:
         whole, whole_cpu = time.perf_counter() - started, children_cpu() - cpu_before
         logs = sorted(out.iterdir())
         size = sum(p.stat().st_size for p in logs)
+        largest = max(logs, key=lambda p: p.stat().st_size)
+        print(f"largest log: {largest.name}, {largest.stat().st_size / 1e6:.1f} MB")
         print(f"the stage's work as one process, {len(runs)} runs: {whole:.1f} s, "
               f"{whole_cpu:.1f} s of CPU ({len(logs)} logs, {size / 1e6:.1f} MB)")  # fmt: skip
         stage = repo / "data" / "inspect_logs"
@@ -108,7 +110,7 @@ def main() -> None:
         started, cpu_before = time.perf_counter(), children_cpu()
         subprocess.run(
             [str(ROOT / ".venv" / "bin" / "assay"), "inspect-view", str(Path(scratch) / "view"),
-             "--data", str(repo / "data")],
+             "--data", str(Path(scratch) / "data")],
             cwd=repo, env=env, check=True, capture_output=True,
         )  # fmt: skip
         print(
