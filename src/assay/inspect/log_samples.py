@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 from datetime import UTC, datetime
-from typing import Any, get_args
+from typing import Any
 
 from inspect_ai.log import EvalSample
 from inspect_ai.model import (
@@ -39,7 +39,6 @@ STOP_REASONS: dict[str, StopReason] = {
     "content_filter": "content_filter",
 }
 """An OpenAI-style ``finish_reason`` as Inspect's stop reason (any other: ``unknown``)."""
-assert set(STOP_REASONS.values()) <= set(get_args(StopReason))
 
 
 def utc(at: float) -> str:
@@ -99,14 +98,18 @@ def usage(calls: Iterable[CallEvidence]) -> ModelUsage:
     return total
 
 
+def last_answered(cell: CellEvidence) -> CallEvidence | None:
+    answered = [c for c in cell.calls if c.record.response is not None]
+    return answered[-1] if answered else None
+
+
 def output(cell: CellEvidence, model: str) -> ModelOutput:
     """The cell's last answer, or (none answered) its last call's status as the error."""
-    answered = [c for c in cell.calls if c.record.response is not None]
-    if not answered:
+    call = last_answered(cell)
+    if call is None:
         last = cell.calls[-1].record if cell.calls else None
         why = "no call" if last is None else f"{last.status}: {last.status_reason or '-'}"
         return ModelOutput(model=model, error=why)
-    call = answered[-1]
     message = answer(call, model)
     assert message is not None
     return ModelOutput(
@@ -156,6 +159,7 @@ def shared_value(values: Iterable[Any]) -> Any:
 def sample_metadata(evidence: RunEvidence, cell: CellEvidence) -> dict[str, Any]:
     calls = cell.calls
     costs = [c.record.cost_usd for c in calls if c.record.cost_usd is not None]
+    last = last_answered(cell)
     return {
         "run": evidence.plan.run,
         "cell_id": cell.planned.cell_id,
@@ -165,7 +169,7 @@ def sample_metadata(evidence: RunEvidence, cell: CellEvidence) -> dict[str, Any]
         "steps": cell.planned.steps,
         "excluded": cell.planned.excluded,
         "prompt_digest": cell.planned.prompt_digest,
-        "response_digest": calls[-1].facts.response_digest if calls else None,
+        "response_digest": last.facts.response_digest if last else None,
         "cost_usd": sum(costs) if costs else None,
         "reservation_usd": sum(c.record.reservation_usd or 0.0 for c in calls),
         "plan_hash": evidence.labels.plan_hash,
