@@ -1,6 +1,6 @@
 """The static Inspect viewer of the shared study (``assay inspect-view``): the bundle opens in
-headless Chromium from a server on 127.0.0.1, with no request leaving it, and shows a real
-run's cell: its answer, its structural verdict and the evaluator's explanation. Chromium is
+headless Chromium from a server on 127.0.0.1, with no request leaving it, lists every run, and
+shows a real run's cell: its answer, its structural verdict and the evaluator's explanation. Chromium is
 Debian's (tests/report/browser.py); without it the test skips, under ``CI`` it fails."""
 
 from __future__ import annotations
@@ -27,15 +27,24 @@ pytestmark = [pytest.mark.dvc, pytest.mark.docker, pytest.mark.browser]
 REAL_RUN = "qwen-v1"
 
 
+SYNCED = "() => !document.body.innerText.includes('Syncing data')"
+"""The viewer's log list is complete once it no longer says it is syncing."""
+
+
 class _Quiet(SimpleHTTPRequestHandler):
     def log_message(self, format: str, *args: object) -> None:  # noqa: A002 (the base's name)
         pass
 
 
+class _Server(ThreadingHTTPServer):
+    def handle_error(self, request: object, client_address: object) -> None:
+        pass  # the browser closing a connection early (a request it no longer needs)
+
+
 @contextmanager
 def served(folder: Path) -> Iterator[str]:
     """``folder`` over HTTP on 127.0.0.1 at a free port, for as long as the block runs."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=folder))
+    server = _Server(("127.0.0.1", 0), functools.partial(_Quiet, directory=folder))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
@@ -72,6 +81,12 @@ def test_the_bundled_viewer_shows_a_real_run_s_cell(study: Study, tmp_path: Path
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             requests: list[str] = []
             page.on("request", lambda r: requests.append(r.url))
+            # every run listed: a log sharing another's task id would be hidden as its retry
+            page.goto(f"{origin}/")
+            runs = len(study.params["runs"])
+            page.wait_for_function(SYNCED, timeout=120_000)
+            page.get_by_text(f"{runs} items", exact=True).wait_for(timeout=60_000)
+            page.screenshot(path=str(_shot("inspect_viewer_runs.png")))
             route = f"#/logs/{quote(path.name)}/samples/sample/{sample.id}/{sample.epoch}/"
             page.goto(f"{origin}/{route}messages")
             page.get_by_text(answer_line, exact=False).first.wait_for(timeout=60_000)

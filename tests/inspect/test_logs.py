@@ -180,3 +180,11 @@ def test_every_id_is_stable(began: float | None) -> None:
     a, b = eval_log(run_evidence(V1, began=began)), eval_log(run_evidence(V1, began=began))
     assert a.eval.eval_id == b.eval.eval_id and a.eval.run_id == b.eval.run_id
     assert [s.uuid for s in a.samples or []] == [s.uuid for s in b.samples or []]
+
+
+def test_a_reproduction_of_a_run_is_its_own_task_not_a_retry() -> None:
+    """Inspect's viewer lists one log per task id and model (the rest are retries), so a fresh
+    run of the same plan (``qwen-v1-again``) must not share its task id with the first."""
+    first, again = run_evidence(V1, run="qwen-v1"), run_evidence(V1, run="qwen-v1-again")
+    assert first.plan.content_hash == again.plan.content_hash
+    assert eval_log(first).eval.task_id != eval_log(again).eval.task_id

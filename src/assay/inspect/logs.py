@@ -155,7 +155,8 @@ def eval_log(evidence: RunEvidence) -> EvalLog:
             run_id=short_id(plan.hash, "run"),
             created=utc(began if began is not None else NEVER),
             task=task_name(evidence),
-            task_id=short_id(plan.content_hash, "task"),
+            # one per run: the viewer hides a log whose task id a later log shares (a retry)
+            task_id=short_id(plan.hash, "task"),
             task_display_name=plan.run,
             tags=["simulated" if evidence.labels.simulated else evidence.labels.kind],
             dataset=EvalDataset(
