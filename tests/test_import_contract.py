@@ -8,7 +8,10 @@
   (``assay.science``, ``assay.structure``) knows nothing of spending, providers, reports or
   exports; the ledger knows no provider, and the paid path below the stages no stage;
 - ``assay.evidence`` is the only module that spells the ``data/`` layout: no other module names
-  the folder or one of its stage folders in a string.
+  the folder or one of its stage folders in a string;
+- ``inspect_ai`` (seconds to import) is imported at module level only by the Inspect modules:
+  every other module imports neither it nor an Inspect module at module level, so no stage or
+  command that does not use it pays for it.
 
 A failure names the offending import (file and line) or string.
 """
@@ -322,3 +325,68 @@ def test_the_science_knows_nothing_of_spending_or_showing(graph: grimp.ImportGra
         if _inside(imported, NOT_SCIENCE)
     ]
     assert not wrong, "the science imports the paid path or the reports:\n" + "\n".join(wrong)
+
+
+INSPECT_MODULES = ("assay.inspect", "assay.providers.inspect_log", "assay.pipeline.inspect_logs")
+"""The modules that may import ``inspect_ai`` at module level: the ``assay.inspect`` package,
+the Inspect provider, and the stage that writes the logs."""
+INSPECT_IMPORTS = ("inspect_ai", *INSPECT_MODULES)
+
+
+def module_level_imports(tree: ast.Module) -> Iterator[tuple[int, str]]:
+    """(line, module) of every import that runs when the module is imported: statements at
+    module level and in class bodies, inside ``if``/``try``/``with`` blocks, but not inside a
+    function or an ``if TYPE_CHECKING:`` block."""
+    pending: list[ast.stmt] = list(tree.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.Import):
+            yield from ((node.lineno, alias.name) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            yield node.lineno, node.module
+            yield from ((node.lineno, f"{node.module}.{alias.name}") for alias in node.names)
+        elif isinstance(node, ast.If):
+            if "TYPE_CHECKING" not in ast.unparse(node.test):
+                pending += node.body
+            pending += node.orelse
+        elif isinstance(node, ast.Try):
+            pending += [*node.body, *node.orelse, *node.finalbody]
+            pending += [s for handler in node.handlers for s in handler.body]
+        elif isinstance(node, ast.With | ast.ClassDef):
+            pending += node.body
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(SRC.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def test_only_the_inspect_modules_import_inspect_ai_at_module_level() -> None:
+    assert (SRC / "inspect" / "logs.py").exists()
+    wrong = [
+        f"{path.relative_to(SRC.parent)}:{line}: import {imported}"
+        for path in sorted(SRC.rglob("*.py"))
+        if not _inside(module_name(path), INSPECT_MODULES)
+        for line, imported in module_level_imports(ast.parse(path.read_text(encoding="utf-8")))
+        if _inside(imported, INSPECT_IMPORTS)
+    ]
+    assert not wrong, "inspect_ai costs seconds to import; import it inside the function:\n" + (
+        "\n".join(wrong)
+    )
+
+
+@pytest.mark.parametrize(
+    ("source", "found"),
+    [
+        ("import inspect_ai", ["inspect_ai"]),
+        ("from inspect_ai.log import EvalLog", ["inspect_ai.log", "inspect_ai.log.EvalLog"]),
+        ("from assay import inspect", ["assay", "assay.inspect"]),
+        ("try:\n    import inspect_ai\nexcept ImportError:\n    pass", ["inspect_ai"]),
+        ("class A:\n    import inspect_ai", ["inspect_ai"]),
+        ("def f():\n    import inspect_ai", []),
+        ("if TYPE_CHECKING:\n    import inspect_ai", []),
+        ("from . import logs", []),
+    ],
+)
+def test_the_module_level_check_sees_what_runs_at_import(source: str, found: list[str]) -> None:
+    assert sorted(name for _, name in module_level_imports(ast.parse(source))) == sorted(found)

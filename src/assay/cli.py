@@ -45,6 +45,7 @@ COMMAND_MODULES = (
     "assay.commands.compare",
     "assay.commands.adjudicate",
     "assay.commands.show",
+    "assay.commands.inspect_view",
 )
 
 

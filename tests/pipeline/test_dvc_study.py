@@ -20,7 +20,7 @@ pytestmark = [pytest.mark.dvc, pytest.mark.docker]
 
 PER_RUN_STAGES = ("plan", "authorize", "execute", "extract", "structure", "correctness", "measure")
 PER_SCENARIO_STAGES = ("selftest",)
-SINGLE_STAGES = ("image", "snapshot", "subjects", "render", "report")
+SINGLE_STAGES = ("image", "snapshot", "subjects", "render", "report", "inspect_logs")
 OWN_STEP_CALL = re.compile(r"return implement_step_\d+\(")
 
 

@@ -147,3 +147,9 @@ def report_dir(data: Path = DATA) -> Path:
 def export_dir(run: str) -> Path:
     """The ``export`` stage's bundles of one run (``abstraction/`` and ``correctness/``)."""
     return DATA / "export" / run
+
+
+def inspect_logs_dir(data: Path = DATA) -> Path:
+    """The ``inspect_logs`` stage's output: every run as an Inspect eval log
+    (``assay.inspect.logs``)."""
+    return data / "inspect_logs"

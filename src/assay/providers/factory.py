@@ -24,7 +24,7 @@ from assay.core.records import Frozen
 from assay.evidence.plan import Plan
 from assay.providers import azure_openai, local, openai_compatible, openrouter
 from assay.providers.base import ModelProfile, Provider, ProviderKind
-from assay.providers.chat import ChatCompletionsAdapter, encode_body
+from assay.providers.chat import ChatCompletionsAdapter, encode_body, user_messages
 from assay.providers.replay import ReplayProvider
 from assay.providers.secrets import read_key
 from assay.providers.simulated import SimulatedProvider, answer_book
@@ -168,3 +168,19 @@ def request_bytes(profile: ModelProfile, prompt: str) -> int:
     if build is None:
         return len(prompt.encode())
     return len(encode_body(build(profile, prompt)))
+
+
+def request_messages(profile: ModelProfile, prompt: str) -> list[dict[str, str]]:
+    """The messages the provider of ``profile`` receives for ``prompt``, as its adapter builds
+    the request (:data:`REQUEST_BODIES`): a chat model's ``messages`` (the user message, then a
+    local model's prefilled assistant turn when it has an ``answer_prefix``); a local model in
+    ``completion`` mode receives one text, ``prompt + prompt_suffix + answer_prefix``, shown as
+    one user message. The stand-ins (simulated, replay) have no wire format: the prompt is their
+    user message."""
+    build = REQUEST_BODIES.get(profile.provider)
+    if build is None:
+        return user_messages(prompt)
+    body = build(profile, prompt)
+    if "messages" in body:
+        return [dict(message) for message in body["messages"]]
+    return user_messages(body["prompt"])
