@@ -58,6 +58,12 @@ LOCAL_BANNER = (
     "model, run on this machine by assay's local provider, free and offline. It is tiny next to "
     "the models the seed studies, so the results are evidence about this model only."
 )
+INSPECT_LOG_BANNER = (
+    "> **ANSWERS FROM AN INSPECT LOG.** These answers come from {label}. They were made outside "
+    "assay, which sent no request and did not control their spend (nor the model's settings or "
+    "any retries: the log records them); assay read them from the log and scored them as any "
+    "run's."
+)
 TEST_COLUMNS = [
     "step", "reference_arm", "arm", "complete_subjects", "incomplete_subjects",
     "favouring_reference", "favouring_arm", "ties", "p_value", "p_holm", "significant",
@@ -386,6 +392,8 @@ def _header(report: RunReport) -> list[str]:
         parts.append(SIMULATED_BANNER + "\n")
     if run.local_model:
         parts.append(LOCAL_BANNER.format(label=run.local_model) + "\n")
+    if run.answers_source:
+        parts.append(INSPECT_LOG_BANNER.format(label=run.answers_source) + "\n")
     scored = ", ".join(f"v{v}" for v in run.structure_evaluator) or "none"
     parts.append(mode_line(run) + "\n")
     parts.append(
