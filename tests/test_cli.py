@@ -14,7 +14,7 @@ from assay.cli import build_parser
 from assay.commands.sign_test import DEFAULT_ALPHA
 
 HEAVY = ("pydantic", "scipy", "docker", "duckdb", "pyarrow", "numpy", "yaml", "ruamel", "httpx",
-         "dvc", "radon", "lizard", "grimp")  # fmt: skip
+         "dvc", "radon", "lizard", "grimp", "inspect_ai")  # fmt: skip
 
 
 def command_paths(parser: argparse.ArgumentParser, prefix: tuple[str, ...] = ()):

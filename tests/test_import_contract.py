@@ -322,3 +322,62 @@ def test_the_science_knows_nothing_of_spending_or_showing(graph: grimp.ImportGra
         if _inside(imported, NOT_SCIENCE)
     ]
     assert not wrong, "the science imports the paid path or the reports:\n" + "\n".join(wrong)
+
+
+INSPECT = ("assay.inspect", "assay.providers.inspect_log")
+"""The modules that may import ``inspect_ai`` at module level: importing it takes seconds, so
+every other module imports it (or one of these) only where it is used, and the stages, the
+commands and ``assay --help`` that never read an Inspect log pay nothing for it."""
+
+
+def module_level_imports(tree: ast.Module) -> Iterator[tuple[int, str]]:
+    """(line, module) of every import that runs when the module is imported: at its top level,
+    or under a top-level ``if``/``try``/``with`` (not ``if TYPE_CHECKING``)."""
+    pending: list[ast.stmt] = list(tree.body)
+    while pending:
+        node = pending.pop(0)
+        if isinstance(node, ast.Import):
+            yield from ((node.lineno, alias.name) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            yield node.lineno, node.module
+        elif isinstance(node, ast.If) and "TYPE_CHECKING" not in ast.unparse(node.test):
+            pending += node.body + node.orelse
+        elif isinstance(node, ast.Try):
+            pending += node.body + node.orelse + node.finalbody
+            pending += [statement for handler in node.handlers for statement in handler.body]
+        elif isinstance(node, ast.With):
+            pending += node.body
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(SRC.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def test_only_the_inspect_modules_import_inspect_ai_when_imported() -> None:
+    checked, found = set(), []
+    for path in sorted(SRC.rglob("*.py")):
+        module = _module_name(path)
+        checked.add(module)
+        if _inside(module, INSPECT):
+            continue
+        for line, imported in module_level_imports(ast.parse(path.read_text(encoding="utf-8"))):
+            if _inside(imported, "inspect_ai") or _inside(imported, INSPECT):
+                found.append(f"{path.relative_to(SRC.parent)}:{line}: imports {imported}")
+    assert {"assay.providers.factory", "assay.pipeline.plan", "assay.cli"} <= checked
+    assert not found, "import these where they are used:\n" + "\n".join(found)
+
+
+@pytest.mark.parametrize(
+    ("source", "found"),
+    [
+        ("import inspect_ai", ["inspect_ai"]),
+        ("from inspect_ai.log import read_eval_log", ["inspect_ai.log"]),
+        ("try:\n    import inspect_ai\nexcept ImportError:\n    pass", ["inspect_ai"]),
+        ("if TYPE_CHECKING:\n    from inspect_ai.log import EvalLog", []),
+        ("def f():\n    import inspect_ai", []),
+        ("from . import sibling", []),
+    ],
+)
+def test_the_module_level_import_reader_sees_what_it_should(source: str, found: list[str]) -> None:
+    assert [name for _, name in module_level_imports(ast.parse(source))] == found

@@ -243,8 +243,9 @@ def answers_source_label(plan: Plan) -> str | None:
     if not plan.model.answers_fixed or not runtime:
         return None
     return (
-        f"the Inspect log {runtime['log']} (sha256 {runtime['log_sha256'][:12]}…): "
-        f"`inspect eval {runtime['task']}` on {runtime['model']}, created {runtime['created']}"
+        f"the Inspect log {runtime['log']} (sha256 {runtime['log_sha256']}), written by "
+        f"Inspect's task {runtime['task']} on the model {runtime['model']}, created "
+        f"{runtime['created']}"
     )
 
 

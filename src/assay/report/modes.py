@@ -65,14 +65,14 @@ def profile_mode(profile: ModelProfile) -> str:
 
 def _logged_mode(runtime: Mapping[str, Any]) -> str:
     """An Inspect log's prompting mode, as its plan bound it: ``chat`` or ``chat, answer
-    prefilled with …`` (the prefill its samples share), with the temperature Inspect was given,
-    and ``(Inspect log)``."""
+    prefilled with …`` (the prefill its samples share), with the temperature Inspect was given
+    (its kind says the answers came from a log: :func:`plan_kind`)."""
     prefills = runtime.get("prefills") or []
     label = "chat" + (f", answer prefilled with {shown(prefills[0])}" if len(prefills) == 1 else "")
     temperature = (runtime.get("generate_config") or {}).get("temperature")
     if temperature:
         label += f", sampled at temperature {temperature:g}"
-    return f"{label} ({INSPECT_LOG})"
+    return label
 
 
 def plan_mode(plan: Plan) -> str:
@@ -84,8 +84,8 @@ def plan_mode(plan: Plan) -> str:
 
 def plan_kind(plan: Plan, simulated: bool) -> str:
     """What answered the run's calls: ``simulated``, ``real local model``, ``paid API``,
-    ``free API`` (a remote endpoint priced at zero), ``answers made outside assay (Inspect
-    log)`` or ``replay of …`` (``simulated`` says whether a replay's calls were served by the
+    ``free API`` (a remote endpoint priced at zero), ``Inspect log: answers made outside
+    assay`` or ``replay of …`` (``simulated`` says whether a replay's calls were served by the
     simulated model)."""
     profile = plan.model
     provider = profile.provider
@@ -98,5 +98,5 @@ def plan_kind(plan: Plan, simulated: bool) -> str:
     if provider == "local":
         return "real local model"
     if provider == "inspect-log":
-        return "answers made outside assay (Inspect log)"
+        return f"{INSPECT_LOG}: answers made outside assay"
     return "free API" if profile.is_free else "paid API"

@@ -312,10 +312,14 @@ def _summary(
                 "run (a new run id) with its own budget."
             )
     elif any(c.cause == SEND_REFUSED for c in causes):
+        why = (
+            f": {first.reason.removeprefix(SEND_REFUSED + ': ')}"
+            if first is not None and first.reason and first.reason.startswith(SEND_REFUSED)
+            else " (each call's reason says why; the send stage printed it)"
+        )
         summary = (
-            "Nothing was sent this time: a check before sending refused the run (each call's "
-            "reason says why; the send stage printed it). Fix the cause; the next `dvc repro` "
-            "tries again."
+            f"Nothing was sent this time: a check before sending refused the run{why}. Fix the "
+            "cause; the next `dvc repro` tries again."
         )
     elif ceiling is not None:
         summary = (
@@ -353,7 +357,7 @@ def _stopped_markdown(stop: Stopped) -> list[str]:
     if stop.overspend:
         parts.append(f"**{stop.overspend}**\n")
     first = stop.first_failure
-    if first is not None and not first.halted:
+    if first is not None and not first.halted and first.status != "not-run":
         parts.append(
             f"First failing call: `{first.cell_id}` step {first.step} "
             f"(`{first.reason}`): {first.detail or first.status}.\n"
