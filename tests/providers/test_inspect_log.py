@@ -120,6 +120,15 @@ def edited(
     if "steps" in case:
         cells = tuple(c.model_copy(update={"steps": case["steps"]}) for c in plan.cells)
         plan = plan.model_copy(update={"cells": cells})
+    if "same_prompt" in case:
+        first, second = case["same_prompt"]
+        cells = list(plan.cells)
+        twin = cells[second].model_copy(
+            update={"prompt_digest": cells[first].prompt_digest, "repeat": cells[first].repeat}
+        )
+        cells[second] = twin
+        plan = plan.model_copy(update={"cells": tuple(cells)})
+        log[second] = None
     if "duplicate" in case:
         log.insert(case["duplicate"] + 1, samples[case["duplicate"]])
     if "drop" in case:

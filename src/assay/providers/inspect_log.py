@@ -171,6 +171,11 @@ def match(plan: Plan, source: LogSource, samples: Sequence[LoggedSample]) -> Mat
             "can build; a log holds one answer per prompt"
         )
     cells = {(cell.prompt_digest, cell.repeat): cell for cell in plan.cells}
+    if len(cells) < len(plan.cells):
+        problems.append(
+            "two planned cells ask the same prompt at one repeat, so no sample id can tell "
+            "their answers apart"
+        )
     planned_digests = {cell.prompt_digest for cell in plan.cells}
     counts = Counter((sample.id, sample.epoch) for sample in samples)
     found: dict[tuple[str, int], LoggedSample | None] = {}
