@@ -129,9 +129,12 @@ def test_answers_from_a_real_inspect_eval_are_scored_and_an_altered_log_is_refus
     repo.dvc("repro", timeout=2400)
     calls = cells(repo)
     scored = pq.read_table(repo.path / "data" / "structure" / RUN / "verdicts.parquet")
+    on_scale = sum(
+        v in ("reused", "mixed", "duplicated") for v in scored.column("verdict").to_pylist()
+    )
     print(f"\nround trip: {len(samples)} samples, {len(calls)} calls read, "
           f"{sum(c['status'] == 'completed' for c in calls)} completed, "
-          f"{scored.num_rows} structural verdicts")  # fmt: skip
+          f"{scored.num_rows} structural verdict rows, {on_scale} on the scale")  # fmt: skip
     assert [c["status"] for c in calls] == ["completed"] * len(samples)
     assert {c["served_provider"] for c in calls} == {"inspect-log"}
     assert {c["prompt_digest"] for c in calls} == {s.id for s in samples}
