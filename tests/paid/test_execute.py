@@ -147,6 +147,23 @@ def test_free_call_failing_every_attempt_ends_missing_not_retried_forever(tmp_pa
     assert (records[0].status, records[0].attempts) == ("provider-error", FREE_ATTEMPTS)
 
 
+def test_an_answer_read_from_a_log_is_final_the_first_time(tmp_path):
+    """An Inspect log gives the same answer again: a failed sample is never asked twice."""
+    from assay.providers.base import ModelProfile
+
+    plan, prompts = counting_run.make_plan(False)
+    logged = ModelProfile(provider="inspect-log", model="m", log="inspect-logs/run.eval")
+    plan = plan.model_copy(update={"model": logged})
+    failed = ProviderResult(status="provider-error", reason="inspect-error", detail="x")
+    for _ in range(2):
+        provider = ScriptedProvider({2: failed})
+        ledger = Ledger.open(tmp_path / "ledger", plan.run, plan.hash, paid=False)
+        records = Executor(plan, ledger, prompts, lambda p=provider: p).run()
+    assert provider.requests == [], "nothing is asked again"
+    assert Counter(r.status for r in records) == {"completed": 47, "provider-error": 1}
+    assert {r.attempts for r in records} == {1}
+
+
 def test_paid_ledger_of_another_plan_refuses(tmp_path):
     run(tmp_path, ScriptedProvider(), plan_update={"ceiling_usd": 0.12})
     plan, _ = counting_run.make_plan(True)

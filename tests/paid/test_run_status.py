@@ -103,3 +103,46 @@ def test_run_list_prints_a_table(tmp_path, capsys):
         "v1",
     ]
     assert cells["sim-follower-v1"][1:4] == ["sim-follower", "simulated", "v1"]
+
+
+def test_an_inspect_log_run_spends_nothing_through_assay_and_a_refused_log_waits_for_another(
+    tmp_path, monkeypatch
+):
+    import yaml
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "inspect-logs").mkdir()
+    (tmp_path / "inspect-logs" / "run.eval").write_bytes(b"a log")
+    params = yaml.safe_load((ROOT / "params.yaml").read_text())
+    params["fixtures"] = str(ROOT / "fixtures")
+    params["models"]["logged"] = {
+        "provider": "inspect-log",
+        "model": "openai-api/local/qwen",
+        "log": "inspect-logs/run.eval",
+    }
+    params["runs"] = {"logged-v1": {"model": "logged", "scenario": "v1"}}
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump(params))
+    data = tmp_path / "data"
+    (data / "execute" / "logged-v1").mkdir(parents=True)
+    refused = "send-refused: Inspect log inspect-logs/run.eval: 1 problem"
+    pq.write_table(
+        pa.table(
+            {
+                "status": ["not-run", "not-run"],
+                "reservation_usd": [0.0, 0.0],
+                "cost_usd": [None, None],
+                "halt": [False, False],
+                "reason": [refused, refused],
+                "cell_id": ["s/clean/r1", "s/inconsistent/r1"],
+                "step": [1, 1],
+            }
+        ),
+        data / "execute" / "logged-v1" / "cells.parquet",
+    )
+    (status,) = run_statuses(load_params(tmp_path / "params.yaml"), data)
+    assert status.mode == "Inspect log"
+    assert status.spend == "none through assay (Inspect log: spent outside assay)"
+    assert status.status == (
+        "executed: 2 not-run (not sent: Inspect log inspect-logs/run.eval: 1 problem; a changed "
+        "log re-plans the run)"
+    )

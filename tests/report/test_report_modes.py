@@ -1,4 +1,5 @@
-"""A run's prompting mode and kind in words, from its plan (case table in cases/modes.yaml)."""
+"""A run's prompting mode and kind in words, from its plan, and the mode its profile alone gives
+(case table in cases/modes.yaml)."""
 
 from __future__ import annotations
 
@@ -18,10 +19,10 @@ CASES = yaml.safe_load((Path(__file__).parent / "cases" / "modes.yaml").read_tex
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
 def test_mode_and_kind_from_the_plan(case: dict[str, Any]) -> None:
     profile = ModelProfile.model_validate(case["model"])
-    plan = _plan("r").model_copy(update={"model": profile})
+    plan = _plan("r").model_copy(update={"model": profile, "runtime": case.get("runtime", {})})
     assert plan_mode(plan) == case["mode"]
     assert plan_kind(plan, case.get("simulated", False)) == case["kind"]
-    assert profile_mode(profile) == case["mode"]
+    assert profile_mode(profile) == case.get("profile_mode", case["mode"])
 
 
 def test_every_profile_of_the_default_params_has_a_mode() -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterable, Mapping
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Annotated, Any, get_args, get_origin
 
 from pydantic import (
@@ -161,6 +161,10 @@ class _ReferenceProblems(ValueError):
 class Params(Frozen):
     fixtures: str = "fixtures"
     ledger_root: str = "ledger"
+    inspect_logs: str = "inspect-logs"
+    """The folder of the Inspect logs ``provider: inspect-log`` profiles read (relative to the
+    repository): a dependency of every plan (DVC takes no dependency from an optional key of a
+    run), so a changed log re-plans its run. The ``params`` stage creates it when missing."""
     scenarios: tuple[Name, ...] = ()
     subject_subset: dict[str, tuple[str, ...]] = Field(default_factory=dict)
     """Quick runs only: a scenario realised with just these subject ids (all when absent)."""
@@ -279,6 +283,53 @@ def _reproduction_problems(params: Params) -> list[Problem]:
     return problems
 
 
+def _inspect_log_problems(params: Params) -> list[Problem]:
+    """An inspect-log profile's log is a file inside ``inspect_logs`` (the folder every plan
+    depends on), and its runs ask one prompt per cell (not a chain)."""
+    problems = []
+    folder = PurePosixPath(params.inspect_logs)
+    if folder.is_absolute() or ".." in folder.parts or folder.parts[:1] in (("data",), ()):
+        problems.append(
+            Problem(
+                key="inspect_logs",
+                message=f"{params.inspect_logs!r} is not a folder of the repository outside "
+                "data/ (a relative path without '..')",
+            )
+        )
+    for name, profile in params.models.items():
+        if profile.log is None:
+            continue
+        log = PurePosixPath(profile.log)
+        if (
+            log.is_absolute()
+            or ".." in log.parts
+            or log.parent.parts[: len(folder.parts)] != (folder.parts)
+        ):
+            problems.append(
+                Problem(
+                    key=f"models.{name}.log",
+                    message=f"{profile.log!r} is not inside the inspect_logs folder "
+                    f"{params.inspect_logs!r} (every plan depends on that folder, so a log "
+                    "elsewhere could change without its run being planned again)",
+                )
+            )
+        elif not Path(profile.log).is_file():
+            problems.append(
+                Problem(key=f"models.{name}.log", message=f"{profile.log}: no such file")
+            )
+    for run_id, run in params.runs.items():
+        used = params.models.get(run.model)
+        if used is not None and used.log is not None and run.scenario == "chain":
+            problems.append(
+                Problem(
+                    key=f"runs.{run_id}.scenario",
+                    message="a chain cell's later prompts are built by assay from the model's "
+                    "earlier answers, so no Inspect log can answer it",
+                )
+            )
+    return problems
+
+
 def reference_problems(params: Params) -> list[Problem]:
     """Names that must resolve: each run's model, scenario and schedule; evaluator versions. A
     scenario is a built-in one or one declared in the fixtures root (``assay new-scenario``)."""
@@ -320,6 +371,7 @@ def reference_problems(params: Params) -> list[Problem]:
                 )
             )
     problems += _reproduction_problems(params)
+    problems += _inspect_log_problems(params)
     for scenario, subject_ids in params.subject_subset.items():
         if scenario not in params.scenarios:
             problems.append(

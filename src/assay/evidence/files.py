@@ -246,6 +246,19 @@ def local_model_label(plan: Plan) -> str | None:
     )
 
 
+def answers_source_label(plan: Plan) -> str | None:
+    """Where an inspect-log run's answers came from, in words, from the log its plan bound
+    (``assay.providers.inspect_log.LogSource``); ``None`` for any other run."""
+    runtime = plan.runtime
+    if not plan.model.answers_fixed or not runtime:
+        return None
+    return (
+        f"the Inspect log {runtime['log']} (sha256 {runtime['log_sha256']}), written by "
+        f"Inspect's task {runtime['task']} on the model {runtime['model']}, created "
+        f"{runtime['created']}"
+    )
+
+
 def read_runs(data: Path = paths.DATA, runs: Collection[str] | None = None) -> list[RunRow]:
     """One row per planned run under ``data`` (only those named in ``runs``, when given): its
     plan, and its authorization when decided. A run removed from params.yaml keeps its plan
@@ -266,6 +279,7 @@ def read_runs(data: Path = paths.DATA, runs: Collection[str] | None = None) -> l
                 provider=plan.model.provider,
                 simulated=is_simulated(plan, data),
                 local_model=local_model_label(plan),
+                answers_source=answers_source_label(plan),
                 plan_content=plan.content_hash,
                 repeats=plan.repeats,
                 arms=plan.arms,

@@ -277,6 +277,9 @@ class RunRow(Frozen):
     simulated: bool
     local_model: str | None = None
     """A real local model (``provider: local``), described: name, size, weights, runtime."""
+    answers_source: str | None = None
+    """Where an ``inspect-log`` run's answers came from, described: the Inspect log's path and
+    sha256, the task and the model Inspect named (assay did not control their spend)."""
     plan_content: str = ""
     """The plan's hash apart from its run id (``Plan.content_hash``): runs sharing it are fresh
     runs of one plan."""

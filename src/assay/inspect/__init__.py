@@ -1,1 +1,2 @@
-"""Inspect AI in assay: runs as Inspect eval logs, their viewer, the Inspect task and provider."""
+"""Inspect AI in assay: runs as Inspect eval logs, their viewer, the shipped task and the
+inspect-log provider."""

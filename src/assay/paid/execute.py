@@ -21,7 +21,8 @@ Concurrency one, in plan order (blocked by subject), at most one request per cal
   intent without outcome into ``interrupted`` and never-attempted calls into ``not-run``. Free
   runs (simulated, replay, zero-priced endpoints) resume where they stopped: completed calls are
   kept, and a call that failed is sent again, up to ``FREE_ATTEMPTS`` attempts in all (no money
-  is at stake). Every record says how many attempts its call took.
+  is at stake), unless its answers are read rather than asked (an Inspect log gives the same
+  answer again). Every record says how many attempts its call took.
 """
 
 from __future__ import annotations
@@ -271,7 +272,7 @@ class Executor:
                 attempts = state.attempts.get(key, 0)
                 if key in state.outcomes:  # resumed free run: keep what was received
                     record = self._received(cell, step, state, attempts)
-                    if budget.paid or not retryable(record):
+                    if budget.paid or self.plan.model.answers_fixed or not retryable(record):
                         yield record
                         if record.status != "completed" or record.text is None:
                             yield from self._rest_not_run(cell, step, record.status)

@@ -221,6 +221,11 @@ def summary(plan: Plan) -> str:
                 f"${plan.budget.full_ceiling_usd():.2f} admits all (`assay authorize` needs "
                 "--accept-partial otherwise)"
             )
+    elif plan.model.answers_fixed:
+        lines.append(
+            "cost           nothing through assay (no authorization needed); the answers were "
+            "made outside assay, which did not control their spend"
+        )
     else:
         lines.append("cost           free (no authorization needed)")
     for cell in plan.cells:
@@ -233,6 +238,14 @@ def _runtime_lines(plan: Plan) -> list[str]:
     runtime = plan.runtime
     if not runtime:
         return []
+    if plan.model.answers_fixed:
+        source = f"answers        read from the Inspect log {runtime['log']}"
+        made = (
+            f"inspect eval   task {runtime['task']}, model {runtime['model']}, eval "
+            f"{runtime['eval_id']}, created {runtime['created']} ({runtime['status']}, "
+            f"{runtime['samples']} samples)"
+        )
+        return [source, f"log sha256     {runtime['log_sha256']}", made]
     size = runtime.get("size_label")
     return [
         f"weights        {runtime['weights_file']} ({runtime.get('name', '?')}"

@@ -36,7 +36,7 @@ class Execution(Frozen):
     """What stopped the run short, in words (``None``: nothing did)."""
 
 
-def _execution(cells: Path) -> Execution:
+def _execution(cells: Path, *, answers_fixed: bool = False) -> Execution:
     import pyarrow.parquet as pq
 
     table = pq.read_table(cells)
@@ -53,7 +53,9 @@ def _execution(cells: Path) -> Execution:
     elif refused is not None:
         why = refused["reason"].removeprefix(REFUSED_PREFIX)
         stopped = "not sent: " + (why if len(why) <= 160 else why[:159] + "…")
-    if stopped is not None and (statuses.get("halted") or refused is not None):
+    if answers_fixed and refused is not None:
+        stopped = f"{stopped}; a changed log re-plans the run"
+    elif stopped is not None and (statuses.get("halted") or refused is not None):
         stopped = f"{stopped}; the next `dvc repro` tries again"
     return Execution(
         statuses=dict(sorted(statuses.items())),
@@ -65,11 +67,14 @@ def _execution(cells: Path) -> Execution:
 
 def run_status(run_id: str, params: Params, data: Path) -> RunStatus:
     run = params.runs[run_id]
-    free = params.models[run.model].is_free
+    profile = params.models[run.model]
+    free = profile.is_free
     plan = stage_file("plan", run_id, "plan.sha256", data)
     authorization = authorization_file(run_id, data)
     cells = CELLS.path(run_id, data)
     spend = "free" if free else "$0.00"
+    if profile.answers_fixed:
+        spend = "none through assay (Inspect log: spent outside assay)"
     state = (
         json.loads(authorization.read_text(encoding="utf-8")).get("state")
         if authorization.exists()
@@ -82,7 +87,7 @@ def run_status(run_id: str, params: Params, data: Path) -> RunStatus:
         plan_hash = plan.read_text(encoding="ascii").strip()[:12] if plan.exists() else "?"
         status = f"awaiting authorization (plan {plan_hash}…; `assay plan show {run_id}`)"
     elif cells.exists():
-        execution = _execution(cells)
+        execution = _execution(cells, answers_fixed=profile.answers_fixed)
         status = "executed: " + ", ".join(f"{n} {s}" for s, n in execution.statuses.items())
         if execution.stopped is not None:
             status += f" ({execution.stopped})"
@@ -94,7 +99,7 @@ def run_status(run_id: str, params: Params, data: Path) -> RunStatus:
         status = "planned, not executed yet"
     else:
         status = "not planned yet (`dvc repro`)"
-    mode = profile_mode(params.models[run.model])
+    mode = profile_mode(profile)
     return RunStatus(
         run=run_id, model=run.model, mode=mode, scenario=run.scenario, status=status, spend=spend
     )

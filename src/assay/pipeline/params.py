@@ -58,4 +58,7 @@ def run(path: Path = Path("params.yaml")) -> None:
         resend.parent.mkdir(parents=True, exist_ok=True)
         resend.write_text("{}\n", encoding="utf-8")
     resend_marker_file().write_text(f"{resend.as_posix()}\n", encoding="utf-8")
+    # every plan depends on the folder of Inspect logs (assay.providers.inspect_log): DVC
+    # refuses a dependency that does not exist, and a repository may have no log yet
+    Path(valid.inspect_logs).mkdir(parents=True, exist_ok=True)
     params_check_file().write_text("params.yaml is valid\n", encoding="utf-8")

@@ -63,13 +63,19 @@ def sandbox_pin(scenario: str) -> dict[str, object]:
     }
 
 
-def local_runtime(profile: ModelProfile) -> dict[str, object]:
-    """A local model's runtime and weights identity (hashing the weights); nothing otherwise."""
-    if profile.local is None:
-        return {}
-    from assay.local.runtime import identity  # reads the GGUF with llama.cpp
+def answers_runtime(profile: ModelProfile) -> dict[str, object]:
+    """What makes the run's answers, as the plan binds it: a local model's runtime and weights
+    identity (hashing the weights), the Inspect log an inspect-log run reads (hashing and
+    reading it); nothing otherwise."""
+    if profile.local is not None:
+        from assay.local.runtime import identity  # reads the GGUF with llama.cpp
 
-    return identity(profile.local, model=profile.model, context_tokens=profile.context_tokens)
+        return identity(profile.local, model=profile.model, context_tokens=profile.context_tokens)
+    if profile.log is not None:
+        from assay.providers.inspect_log import log_source  # reads the log with inspect_ai
+
+        return log_source(profile).model_dump(mode="json")
+    return {}
 
 
 PARAMS = Declaration(keys=("runs.${key}", "models.${item.model}", "analysis", "ledger_root"))
@@ -126,7 +132,7 @@ def plan_of(run_id: str, params: PlanParams) -> Plan:
         analysis=params.analysis,
         tools={**tool_versions(), **{f"metrics/{k}": v for k, v in metric_tool_versions().items()}},
         sandbox=sandbox_pin(run.scenario),
-        runtime=local_runtime(profile),
+        runtime=answers_runtime(profile),
     )
     # a run that began keeps the analysis it preregistered (assay.paid.preregistration)
     return keep_preregistration(built, params.ledger_root)

@@ -8,7 +8,9 @@ the send stage, writes its own entry: a new token while the run has calls unansw
 it has not. So after a halt the next ``dvc repro`` sees the file changed and runs the send stage,
 which sends the unanswered calls again; a ``dvc repro`` with nothing left to send runs nothing
 at all (a stage that ran every time would cost every no-op ``dvc repro`` seconds). Paid runs
-never appear here: a paid run is never resumed. The params stage creates the file (``{}``)
+never appear here: a paid run is never resumed; nor do runs whose answers are read from an
+Inspect log, which gives the same answers (or the same refusal) until it changes, and a changed
+log is a new plan. The params stage creates the file (``{}``)
 before anything reads it (``assay.evidence.paths.resend_file``).
 """
 
@@ -29,8 +31,10 @@ def record(ledger_root: str | Path, run_id: str) -> None:
     """Run ``run_id``'s entry after its execute stage: a fresh token while it is a free run with
     calls unanswered, none otherwise. The file is rewritten only when an entry changes."""
     plan = read_plan(run_id)
-    left = not plan.budget.paid and pending(
-        plan, Ledger.at(Path(ledger_root), run_id, plan.hash).state()
+    left = (
+        not plan.budget.paid
+        and not plan.model.answers_fixed  # read again, an Inspect log answers the same
+        and pending(plan, Ledger.at(Path(ledger_root), run_id, plan.hash).state())
     )
     path = resend_file(ledger_root)
     entries: dict[str, str] = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}

@@ -67,7 +67,7 @@ DEVIATIONS: tuple[Deviation, ...] = get_args(Deviation)
 
 
 ProviderKind = Literal[
-    "simulated", "replay", "openrouter", "openai-compatible", "azure-openai", "local"
+    "simulated", "replay", "openrouter", "openai-compatible", "azure-openai", "local", "inspect-log"
 ]
 
 
@@ -123,6 +123,9 @@ class ModelProfile(Money):
     replay_ledger: str | None = None
     # local only: an open-weight model run on this machine (assay.local)
     local: LocalModel | None = None
+    # inspect-log only: answers read from an Inspect eval log (assay.providers.inspect_log)
+    log: str | None = None
+    """The log's path, relative to the repository, inside ``params.yaml: inspect_logs``."""
 
     @model_validator(mode="after")
     def _local_section(self) -> ModelProfile:
@@ -142,6 +145,25 @@ class ModelProfile(Money):
                 "a local model's server is started by the send stage on 127.0.0.1 at a port of "
                 "its choosing: remove base_url (an already running server is provider: "
                 "openai-compatible)"
+            )
+        return self
+
+    @model_validator(mode="after")
+    def _inspect_log(self) -> ModelProfile:
+        if (self.provider == "inspect-log") != (self.log is not None):
+            raise ValueError(
+                "an inspect-log profile needs log: the Inspect eval log its answers are read from"
+                if self.provider == "inspect-log"
+                else "log: names the Inspect log of a provider: inspect-log profile; remove it or "
+                "set provider: inspect-log"
+            )
+        if self.provider == "inspect-log" and (
+            self.price_caps.prompt or self.price_caps.completion or self.ceiling_usd
+        ):
+            raise ValueError(
+                "an inspect-log run reads answers made outside assay and sends nothing, so "
+                "assay spends nothing: remove price_caps and ceiling_usd (what the answers cost "
+                "is not assay's to control)"
             )
         return self
 
@@ -201,9 +223,16 @@ class ModelProfile(Money):
         return self.reservation_usd if self.reservation_usd is not None else self.worst_case_usd
 
     @property
+    def answers_fixed(self) -> bool:
+        """Its answers are read, not asked (an Inspect log): asking again gives the same ones,
+        so a failed call is final and a refused run waits for a new log, which is a new plan."""
+        return self.provider == "inspect-log"
+
+    @property
     def is_free(self) -> bool:
-        """Simulated, replay, or an endpoint priced at zero: needs no authorization."""
-        if self.provider in ("simulated", "replay"):
+        """Simulated, replay, an Inspect log (assay sends nothing), or an endpoint priced at
+        zero: needs no authorization."""
+        if self.provider in ("simulated", "replay", "inspect-log"):
             return True
         return self.price_caps.prompt == 0 and self.price_caps.completion == 0
 

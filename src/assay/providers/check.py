@@ -58,7 +58,7 @@ class CheckReport(Frozen):
 
 
 def run_checks(profile: ModelProfile, env: Mapping[str, str]) -> CheckReport:
-    if profile.provider in ("simulated", "replay"):
+    if profile.provider in ("simulated", "replay", "inspect-log"):
         lines = [_line("provider", "pass", f"{profile.provider} model: no provider to check")]
         return CheckReport(model=profile.model, lines=tuple(lines))
     if profile.provider == "local":

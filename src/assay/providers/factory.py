@@ -4,7 +4,8 @@
 (:data:`REAL_ADAPTERS`), a stand-in (:data:`STAND_INS`: the simulated model, a replayed run)
 or a local model (:data:`KEYLESS_FACTORIES` holds both kinds that need no key). A provider that
 serves a run gets its :class:`ProviderSite`: only the simulated stand-in reads the scenario (its
-answer book), and only a local model the runtime and the run's ledger folder (its server log);
+answer book), an Inspect log's the run's plan (the log it binds and the cells to match), and
+only a local model the runtime and the run's ledger folder (its server log);
 real providers receive the prompt and nothing else. Configuration problems (a missing pin, base
 URL or key) raise ``ProviderConfigError`` here, before anything is sent; the message names the
 environment variable, never its value.
@@ -81,6 +82,12 @@ def _replay(profile: ModelProfile, _: ProviderSite) -> Provider:
     return ReplayProvider(Path(profile.replay_ledger))
 
 
+def _inspect_log(_: ModelProfile, site: ProviderSite) -> Provider:
+    from assay.providers.inspect_log import provider_for  # reads the log with inspect_ai
+
+    return provider_for(evidence.read_plan(site.run))
+
+
 def _local(profile: ModelProfile, site: ProviderSite) -> Provider:
     return local.LocalProvider(
         profile, runtime=site.runtime, log=Path(site.ledger_dir) / SERVER_LOG
@@ -90,9 +97,11 @@ def _local(profile: ModelProfile, site: ProviderSite) -> Provider:
 STAND_INS: dict[ProviderKind, Callable[[ModelProfile, ProviderSite], Provider]] = {
     "simulated": _simulated,
     "replay": _replay,
+    "inspect-log": _inspect_log,
 }
-"""The stand-ins: providers that answer without a model (the simulated one from its answer
-book, a replayed run from its ledger). They are free, and their results are labelled."""
+"""The stand-ins: providers that answer without calling a model (the simulated one from its
+answer book, a replayed run from its ledger, an Inspect log's answers made outside assay). They
+are free, and their results are labelled."""
 
 KEYLESS_FACTORIES: dict[ProviderKind, Callable[[ModelProfile, ProviderSite], Provider]] = {
     **STAND_INS,

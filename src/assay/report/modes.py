@@ -13,6 +13,9 @@ The functions read the plan stage's record (:class:`~assay.evidence.plan.Plan`: 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from assay.evidence.plan import Plan
 from assay.local.settings import LocalModel
 from assay.providers.base import ModelProfile
@@ -21,6 +24,8 @@ SHOWN_CHARACTERS = 40
 """A prefix or suffix longer than this is cut with an ellipsis in the label."""
 
 NEWLINE = "⏎"
+
+INSPECT_LOG = "Inspect log"
 
 
 def shown(text: str) -> str:
@@ -49,6 +54,8 @@ def profile_mode(profile: ModelProfile) -> str:
     provider = profile.provider
     if provider in ("simulated", "replay"):
         return provider
+    if provider == "inspect-log":
+        return INSPECT_LOG  # its plan reads the mode from the log (plan_mode)
     local = profile.local
     label = _local_mode(local) if provider == "local" and local is not None else "chat (API)"
     if profile.temperature:
@@ -56,15 +63,30 @@ def profile_mode(profile: ModelProfile) -> str:
     return label
 
 
+def _logged_mode(runtime: Mapping[str, Any]) -> str:
+    """An Inspect log's prompting mode, as its plan bound it: ``chat`` or ``chat, answer
+    prefilled with …`` (the prefill its samples share), with the temperature Inspect was given
+    (its kind says the answers came from a log: :func:`plan_kind`)."""
+    prefills = runtime.get("prefills") or []
+    label = "chat" + (f", answer prefilled with {shown(prefills[0])}" if len(prefills) == 1 else "")
+    temperature = (runtime.get("generate_config") or {}).get("temperature")
+    if temperature:
+        label += f", sampled at temperature {temperature:g}"
+    return label
+
+
 def plan_mode(plan: Plan) -> str:
     """The prompting mode of the run ``plan`` describes."""
+    if plan.model.answers_fixed and plan.runtime:
+        return _logged_mode(plan.runtime)
     return profile_mode(plan.model)
 
 
 def plan_kind(plan: Plan, simulated: bool) -> str:
     """What answered the run's calls: ``simulated``, ``real local model``, ``paid API``,
-    ``free API`` (a remote endpoint priced at zero) or ``replay of …`` (``simulated`` says
-    whether a replay's calls were served by the simulated model)."""
+    ``free API`` (a remote endpoint priced at zero), ``Inspect log: answers made outside
+    assay`` or ``replay of …`` (``simulated`` says whether a replay's calls were served by the
+    simulated model)."""
     profile = plan.model
     provider = profile.provider
     if provider == "simulated":
@@ -75,4 +97,6 @@ def plan_kind(plan: Plan, simulated: bool) -> str:
         return f"replay of {what}" + (f" ({ledger})" if ledger else "")
     if provider == "local":
         return "real local model"
+    if provider == "inspect-log":
+        return f"{INSPECT_LOG}: answers made outside assay"
     return "free API" if profile.is_free else "paid API"

@@ -59,6 +59,12 @@ LOCAL_BANNER = (
     "model, run on this machine by assay's local provider, free and offline. It is tiny next to "
     "the models the seed studies, so the results are evidence about this model only."
 )
+INSPECT_LOG_BANNER = (
+    "> **ANSWERS FROM AN INSPECT LOG.** These answers come from {label}. They were made outside "
+    "assay, which sent no request and did not control their spend (nor the model's settings or "
+    "any retries: the log records them); assay read them from the log and scored them as any "
+    "run's."
+)
 TEST_COLUMNS = [
     "step", "reference_arm", "arm", "complete_subjects", "incomplete_subjects",
     "favouring_reference", "favouring_arm", "ties", "p_value", "p_holm", "significant",
@@ -307,10 +313,14 @@ def _summary(
                 "run (a new run id) with its own budget."
             )
     elif any(c.cause == SEND_REFUSED for c in causes):
+        why = (
+            f": {first.reason.removeprefix(SEND_REFUSED + ': ')}"
+            if first is not None and first.reason and first.reason.startswith(SEND_REFUSED)
+            else " (each call's reason says why; the send stage printed it)"
+        )
         summary = (
-            "Nothing was sent this time: a check before sending refused the run (each call's "
-            "reason says why; the send stage printed it). Fix the cause; the next `dvc repro` "
-            "tries again."
+            f"Nothing was sent this time: a check before sending refused the run{why}. Fix the "
+            "cause; the next `dvc repro` tries again."
         )
     elif ceiling is not None:
         summary = (
@@ -348,7 +358,7 @@ def _stopped_markdown(stop: Stopped) -> list[str]:
     if stop.overspend:
         parts.append(f"**{stop.overspend}**\n")
     first = stop.first_failure
-    if first is not None and not first.halted:
+    if first is not None and not first.halted and first.status != "not-run":
         parts.append(
             f"First failing call: `{first.cell_id}` step {first.step} "
             f"(`{first.reason}`): {first.detail or first.status}.\n"
@@ -387,6 +397,8 @@ def _header(report: RunReport) -> list[str]:
         parts.append(SIMULATED_BANNER + "\n")
     if run.local_model:
         parts.append(LOCAL_BANNER.format(label=run.local_model) + "\n")
+    if run.answers_source:
+        parts.append(INSPECT_LOG_BANNER.format(label=run.answers_source) + "\n")
     scored = ", ".join(f"v{v}" for v in run.structure_evaluator) or "none"
     parts.append(mode_line(run) + "\n")
     parts.append(
