@@ -124,8 +124,10 @@ class ModelProfile(Money):
     # local only: an open-weight model run on this machine (assay.local)
     local: LocalModel | None = None
     # inspect-log only: answers read from an Inspect eval log (assay.providers.inspect_log)
-    log: str | None = None
-    """The log's path, relative to the repository, inside ``params.yaml: inspect_logs``."""
+    log: str | None = Field(default=None, exclude_if=lambda value: value is None)
+    """The log's path, relative to the repository, inside ``params.yaml: inspect_logs``. Left
+    out of the profile's JSON when absent, so the plans of every other provider keep the hash
+    they had before this field existed (an authorization names that hash)."""
 
     @model_validator(mode="after")
     def _local_section(self) -> ModelProfile:
