@@ -9,12 +9,16 @@ from pathlib import Path
 from assay.commands import UsageError, add_described
 
 DESCRIPTION = """\
-Copy an existing task folder of fixtures/v1/, fixtures/layered/ or a declared scenario's folder
-to a new task id, with its id rewritten in task.toml, and say what each file is. Nothing else
-changes: edit the files, then `uv run assay check` loads every task of the scenarios params.yaml
-lists (naming a bad file, key or vector, and checking that the arms differ only in the existing
-callers), and `uv run dvc repro` self-tests the references in the sandbox. dose, placement,
-chain and context reuse the layered tasks. The layout: docs/fixtures.md.
+Copy an existing task folder of fixtures/v1/, fixtures/bank/ (the task bank), fixtures/layered/
+or a declared scenario's folder to a new task id, with its id (and, with --family, its family)
+rewritten in task.toml, then print what each file must hold and the commands that check it.
+The bank and a declared scenario may copy a v1 task too. The bank stays balanced: a family
+that already holds more of the bank's tasks than another is refused, naming the families to
+write first. Edit the files, then `uv run assay check` loads every task of the scenarios
+params.yaml lists (naming a bad file, key or vector, and checking that the arms differ only in
+the existing callers), and `uv run dvc repro pipeline/selftest/dvc.yaml:selftest@SCENARIO`
+self-tests the references in the sandbox. dose, placement, chain and context reuse the layered
+tasks, bank-new the bank's. The layout: docs/fixtures.md.
 """
 
 SCENARIO_DESCRIPTION = """\
@@ -32,7 +36,7 @@ def _new_task(args: argparse.Namespace) -> int:
     from assay.fixtures.new_task import NewTaskError, new_task, next_steps
 
     try:
-        copied = new_task(Path(args.fixtures), args.folder, args.task_id, args.source)
+        copied = new_task(Path(args.fixtures), args.folder, args.task_id, args.source, args.family)
     except NewTaskError as exc:
         raise UsageError(str(exc)) from None
     print(next_steps(copied))
@@ -59,14 +63,20 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     command.add_argument(
         "folder",
-        help="v1 (single-file subjects), layered (multi-file) or a declared scenario's name",
+        help="v1 (single-file subjects), bank (the task bank, v1 layout), layered (multi-file) "
+        "or a declared scenario's name",
     )
     command.add_argument("task_id", help="the new task's id, kebab-case: e.g. invoice-total")
     command.add_argument(
         "--from",
         dest="source",
-        help="the task to copy (default: the folder's first task; a declared scenario may "
-        "also copy a v1 task)",
+        help="the task to copy (default: the folder's first task; the bank and a declared "
+        "scenario may also copy a v1 task)",
+    )
+    command.add_argument(
+        "--family",
+        help="the new task's family, written in task.toml (default: the copied task's): "
+        "cosmetic, architectural or semantic (layered: route-view, domain-rule, cross-module)",
     )
     command.add_argument(
         "--fixtures", default="fixtures", help="the fixtures folder (default: fixtures)"
