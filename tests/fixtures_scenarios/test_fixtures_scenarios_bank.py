@@ -50,6 +50,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from assay.config.params import load_params
 from assay.fixtures.manipulation import problems
 from assay.fixtures.model import Scenario, Subject
 from assay.fixtures.scenarios import load_scenario
@@ -62,8 +63,8 @@ FIXTURES_ROOT = HERE.parents[1] / "fixtures"
 CASES = yaml.safe_load((HERE / "cases" / "bank.yaml").read_text(encoding="utf-8"))
 NAIVE = HERE / "cases" / "bank_naive"
 RUNNER = HERE / "vector_runner.py"
-EVALUATOR = 7
-"""The preregistered structural evaluator (params.yaml: analysis.structure_evaluator)."""
+EVALUATOR = load_params(HERE.parents[1] / "params.yaml").analysis.structure_evaluator
+"""The preregistered structural evaluator."""
 CALLER = "existing_feature"
 
 
