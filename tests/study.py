@@ -63,13 +63,16 @@ def two_families(scenario: str) -> list[str]:
 
 def quick_study(repo: Repo) -> dict[str, Any]:
     """The default params.yaml with every scenario on two subjects and every run at one repeat,
-    plus a ``sim-follower`` run of each registered scenario the default leaves out (two codebase
-    variants, to keep the default study under ten minutes), so every scenario runs end to end.
-    A paid route points at 127.0.0.1 (it awaits authorization and sends nothing anyway)."""
+    plus a ``sim-follower`` run of each registered scenario the default leaves out or runs
+    nothing on (the bank's two, whose self-tests the default runs with no run of its own), so
+    every scenario runs end to end. A paid route points at 127.0.0.1 (it awaits authorization
+    and sends nothing anyway)."""
     params = yaml.safe_load(repo.read("params.yaml"))
+    used = {spec["scenario"] for spec in params["runs"].values()}
     for name in SCENARIOS:
         if name not in params["scenarios"]:
             params["scenarios"].append(name)
+        if name not in used:
             params["runs"][f"sim-follower-{name}"] = {"model": "sim-follower", "scenario": name}
     params["subject_subset"] = {name: two_families(name) for name in params["scenarios"]}
     for spec in params["runs"].values():
