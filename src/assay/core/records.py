@@ -89,6 +89,8 @@ ScenarioName = Literal[
     "codebase",
     "codebase-noimport",
     "codebase-near",
+    "bank",
+    "bank-new",
 ]
 """Every built-in scenario: a fixture builder realises each (``assay.fixtures.scenarios.SCENARIOS``
 has one builder per name). Here so that checking params.yaml needs no builder. A researcher's

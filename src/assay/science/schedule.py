@@ -49,6 +49,8 @@ _SCENARIO_DEFAULTS = {
     "codebase": "subject-counterbalanced-v1",
     "codebase-noimport": "subject-counterbalanced-v1",
     "codebase-near": "subject-counterbalanced-v1",
+    "bank": "subject-counterbalanced-v1",
+    "bank-new": "subject-counterbalanced-v1",
 }
 
 

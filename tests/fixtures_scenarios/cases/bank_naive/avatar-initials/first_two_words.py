@@ -1,0 +1,2 @@
+def implement(value):
+    return "".join(word[0] for word in value.split())[:2].upper()

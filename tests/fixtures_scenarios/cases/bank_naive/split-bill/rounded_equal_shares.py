@@ -1,0 +1,3 @@
+def implement(value):
+    members = value["members"]
+    return {member: round(value["fee"] / len(members)) for member in members}

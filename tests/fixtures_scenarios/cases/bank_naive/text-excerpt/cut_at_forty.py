@@ -1,0 +1,2 @@
+def implement(value):
+    return value if len(value) <= 40 else value[:39] + "…"

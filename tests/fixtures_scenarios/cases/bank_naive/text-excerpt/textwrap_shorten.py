@@ -1,0 +1,5 @@
+import textwrap
+
+
+def implement(value):
+    return textwrap.shorten(value, width=40, placeholder="…")
