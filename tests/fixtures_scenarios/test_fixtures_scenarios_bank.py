@@ -31,8 +31,8 @@
   and 0.86, which the check must catch). Keeping the calls keeps two small helpers of one
   shape but different operations apart (a lookup in a registry and a hash bucket are both "a
   call, then a return"). The seed's own twelve, distinct by design, reach 0.55 at most, and
-  v1 + bank 0.60 (cache-key and search-url). Deterministic: ``ast`` and ``difflib`` give the
-  same ratio on every run.
+  v1 + bank 0.61 (exam-grade and rollout-bucket). Deterministic: ``ast`` and ``difflib`` give
+  the same ratio on every run.
 """
 
 from __future__ import annotations

@@ -1,0 +1,2 @@
+def implement(value):
+    return f"{value['id']} -> {ROUTES.get(value['type'].split('.')[0] + '.', UNROUTED)}"

@@ -1,0 +1,5 @@
+import string
+
+
+def implement(value):
+    return string.capwords(value)

@@ -1,0 +1,2 @@
+def implement(value):
+    return value.title()

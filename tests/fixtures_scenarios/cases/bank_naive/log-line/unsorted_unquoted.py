@@ -1,0 +1,2 @@
+def implement(value):
+    return " ".join(["http.request"] + [f"{k}={v}" for k, v in value.items()])

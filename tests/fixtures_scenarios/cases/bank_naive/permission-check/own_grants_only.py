@@ -1,0 +1,3 @@
+def implement(value):
+    role = ROLES.get(value["role"])
+    return role is not None and value["permission"] in role[1]
