@@ -67,10 +67,23 @@ class Page:
         (self.page.locator(link) if isinstance(link, str) else link).click()
         self.page.wait_for_function(f"() => window.__routed && {CELLS_READY}", timeout=10_000)
 
-    def screenshot(self, name: str) -> Path:
+    def widths(self, selector: str) -> dict[str, float]:
+        """An element's ``scrollWidth`` and ``clientWidth``: wider content than the box means
+        a reader scrolls sideways (or loses what overflows)."""
+        return self.page.evaluate(
+            "(selector) => { const node = document.querySelector(selector);"
+            " return {scroll: node.scrollWidth, client: node.clientWidth}; }",
+            selector,
+        )
+
+    def screenshot(self, name: str, selector: str | None = None) -> Path:
+        """The viewport, or the element ``selector`` names whole, under build/screenshots/."""
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         path = SCREENSHOTS / name
-        self.page.screenshot(path=str(path), full_page=False)
+        if selector is None:
+            self.page.screenshot(path=str(path), full_page=False)
+        else:
+            self.page.locator(selector).screenshot(path=str(path))
         return path
 
 
