@@ -19,6 +19,7 @@ from assay.report.provenance import Provenance
 from assay.report.vega import javascript
 from tests.report.browser import open_page
 from tests.report.evidence import ARMS, write_dose_evidence
+from tests.study import Study
 
 SUBJECTS = 6
 REPOSITORY_LINES = 8000
@@ -98,3 +99,32 @@ def test_chromium_reads_a_cell_s_prompt_back_byte_for_byte(page: Path) -> None:
         shown = p.evaluate("() => document.getElementById('prompt').textContent")
         assert shown == expected
         assert browser.console_errors == []
+
+
+def _distinct_text_bytes(cells: list[dict[str, object]]) -> int:
+    """What the cells' texts weigh stored once each, as they are."""
+    distinct = {str(c[f]) for c in cells for f in ("prompt", "response", "candidate") if c[f]}
+    return sum(len(text.encode()) for text in distinct)
+
+
+@pytest.mark.dvc
+@pytest.mark.docker
+def test_the_shared_study_s_page_stays_within_a_bound_scaled_to_it(study: Study) -> None:
+    """The default study at two subjects and one repeat (tests/study.py): the page beyond the
+    Vega bundle stays under a tenth of its cells' distinct texts plus a KB per cell (the cells'
+    other fields and the tables); the cells give their prompts back as the evidence holds them."""
+    html = study.read("data/report/index.html")
+    cells = embedded(html)
+    texts = _distinct_text_bytes(cells)
+    rest = len(html.encode()) - len(javascript().encode())
+    print(f"page {len(html.encode())} bytes, {len(cells)} cells, texts {texts}, rest {rest}")
+    assert rest <= 0.1 * texts + 1_000 * len(cells), (rest, texts, len(cells))
+    rendered = {
+        (row["scenario"], row["subject"], row["arm"]): row["prompt"]
+        for path in (study.repo.path / "data" / "render").glob("*/prompts.parquet")
+        for row in pq.read_table(path, columns=["scenario", "subject", "arm", "prompt"]).to_pylist()
+    }
+    step_1 = [c for c in cells if c["step"] == 1 and c["prompt"] is not None]
+    assert step_1 and all(
+        c["prompt"] == rendered[(c["scenario"], c["subject"], c["arm"])] for c in step_1
+    )

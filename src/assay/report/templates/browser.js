@@ -47,7 +47,9 @@
   // copying lines of an earlier text. The browser's own DecompressionStream inflates it.
   async function loadCells() {
     const encoded = document.getElementById("cell-data").textContent.trim();
-    const bytes = Uint8Array.from(atob(encoded), (c) => c.charCodeAt(0));
+    const binary = atob(encoded);
+    const bytes = new Uint8Array(binary.length);
+    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
     const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
     const payload = JSON.parse(await new Response(stream).text());
     if (payload.format !== FORMAT) throw new Error("cell data in format " + payload.format + ", not " + FORMAT);
