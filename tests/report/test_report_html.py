@@ -276,6 +276,10 @@ def test_real_runs_lead_the_page_each_with_its_mode_and_repeat_agreement(tmp_pat
         browser.screenshot("modes-headline.png")
 
 
+SPARE_COLUMN_PX = 120
+"""Width the headline keeps free at 1280 px for a column still to come."""
+
+
 def _mode_study(tmp_path: Path) -> Path:
     data = tmp_path / "data"
     write_mode_evidence(data)
@@ -297,6 +301,13 @@ def test_the_headline_reads_at_1280_px_without_scrolling_sideways(study, tmp_pat
             "() => document.getElementById('headline').getBoundingClientRect().right"
         )
         assert right <= 1280, right
+        # room for one more column (an effect with its interval) before anything must scroll
+        narrowest = p.evaluate(
+            "() => { const table = document.getElementById('headline');"
+            " table.style.width = 'min-content'; const width = table.offsetWidth;"
+            " table.style.width = ''; return width; }"
+        )
+        assert narrowest + SPARE_COLUMN_PX <= overview["client"], narrowest
         groups = p.locator("#headline tbody").evaluate_all("(nodes) => nodes.map(n => n.className)")
         assert groups == ["real", "simulated"], groups
         assert "not evidence" in p.inner_text("#headline tbody.simulated tr.group")
