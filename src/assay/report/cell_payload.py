@@ -154,9 +154,14 @@ _EMBEDDED = re.compile(
 )
 
 
-def embedded(page: str) -> list[dict[str, object]]:
-    """The cells a page (``data/report/index.html``) carries, decoded."""
+def embedded_data(page: str) -> str:
+    """The cell data as a page (``data/report/index.html``) embeds it: base64 text."""
     found = _EMBEDDED.search(page)
     if found is None:
         raise EvidenceError("the page has no cell data")
-    return decode(found.group(1))
+    return found.group(1)
+
+
+def embedded(page: str) -> list[dict[str, object]]:
+    """The cells a page carries, decoded."""
+    return decode(embedded_data(page))

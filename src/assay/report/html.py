@@ -4,9 +4,11 @@ Headline per run (real models first, then simulated runs; each with its promptin
 primary abstraction results (sign tests, dose-response and placement
 curves, verdicts by arm, chain steps, scenario and codebase tables), the duplication-cost
 figures, the secondary correctness results in their own section (never inside the primary
-ones), runs awaiting authorization, and a cell browser. Rendered with Jinja2 from
-``templates/``; charts are Vega-Lite (:mod:`assay.report.charts`) drawn by the inlined
-JavaScript of :mod:`assay.report.vega`; nothing is fetched when the page opens.
+ones), runs awaiting authorization, and a cell browser, whose cells the page carries with
+every text stored once and compressed (:mod:`assay.report.cell_payload`; the page's script
+inflates them). Rendered with Jinja2 from ``templates/``; charts are Vega-Lite
+(:mod:`assay.report.charts`) drawn by the inlined JavaScript of :mod:`assay.report.vega`;
+nothing is fetched when the page opens.
 
 The page carries every qualifier the Markdown reports carry (deviations, plan exclusions, why a
 run stopped, rescoring, adjudication, per-subject medians, exploratory comparisons, several arms
