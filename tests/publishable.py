@@ -23,6 +23,8 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
+from assay.report.cell_payload import embedded
+
 MIN_CHARS = 6
 PREFIX_CHARS = 199
 """The correctness stage cuts stored values at 200 characters (199 and an ellipsis)."""
@@ -101,10 +103,14 @@ def views(text: str) -> list[str]:
 
 
 def published_text(path: Path) -> str:
-    """A published file as text: a Parquet table's rows as JSON, any other file decoded."""
+    """A published file as text: a Parquet table's rows as JSON, the report page with its
+    compressed cells decoded (as JSON after the page), any other file decoded."""
     if path.suffix == ".parquet":
         return json.dumps(pq.read_table(path).to_pylist(), ensure_ascii=False, default=str)
-    return path.read_bytes().decode("utf-8", errors="replace")
+    text = path.read_bytes().decode("utf-8", errors="replace")
+    if path.name == "index.html" and 'id="cell-data"' in text:
+        text += json.dumps(embedded(text), ensure_ascii=False)
+    return text
 
 
 @dataclass(frozen=True)

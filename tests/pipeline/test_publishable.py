@@ -7,26 +7,17 @@ candidate returned, and per case only its index, outcome and exception type name
 
 from __future__ import annotations
 
-import json
-import re
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
 
 from assay import evidence
+from assay.report.cell_payload import embedded
 from tests.publishable import hidden_fields, leaked_vectors, scan
 from tests.study import Study
 
 pytestmark = [pytest.mark.dvc, pytest.mark.docker]
-
-
-def _cell_data(page: str) -> dict:
-    found = re.search(
-        r'<script type="application/json" id="cell-data">(.*?)</script>', page, re.DOTALL
-    )
-    assert found, "the page has no cell data"
-    return json.loads(found.group(1))
 
 
 def test_the_scan_finds_the_hidden_vectors_where_they_are(study: Study) -> None:
@@ -45,7 +36,7 @@ def test_the_report_publishes_no_hidden_field(study: Study) -> None:
     assert not leaks, f"{len(leaked_vectors(leaks))} vectors, e.g.\n" + "\n".join(
         leak.line() for leak in leaks[:10]
     )
-    cells = _cell_data(study.read("data/report/index.html"))["cells"]
+    cells = embedded(study.read("data/report/index.html"))
     case_fields = {key for cell in cells for case in cell["cases"] for key in case}
     assert case_fields == {"index", "outcome", "exception_type"}, case_fields
     assert any(cell["cases"] for cell in cells)

@@ -55,20 +55,35 @@ class Page:
         """Click a link into one of the page's own views (a selector or a locator) and return
         once the page has routed it: the page answers ``hashchange``, which the browser
         dispatches after the click returns, so reading the table straight after a click may
-        read it unfiltered. A listener added now runs after the page's own; a link that
-        leaves the hash as it was fails here after ten seconds rather than hanging."""
+        read it unfiltered. A listener added now runs after the page's own; a page still
+        decoding its cells (just loaded again) routes the address once they are decoded, so
+        that is waited for too. A link that leaves the hash as it was fails here after ten
+        seconds rather than hanging."""
         self.page.evaluate(
             "() => { window.__routed = false;"
             " window.addEventListener('hashchange', () => { window.__routed = true; },"
             " {once: true}); }"
         )
         (self.page.locator(link) if isinstance(link, str) else link).click()
-        self.page.wait_for_function("() => window.__routed", timeout=10_000)
+        self.page.wait_for_function(f"() => window.__routed && {CELLS_READY}", timeout=10_000)
 
-    def screenshot(self, name: str) -> Path:
+    def widths(self, selector: str) -> dict[str, float]:
+        """An element's ``scrollWidth`` and ``clientWidth``: wider content than the box means
+        a reader scrolls sideways (or loses what overflows)."""
+        return self.page.evaluate(
+            "(selector) => { const node = document.querySelector(selector);"
+            " return {scroll: node.scrollWidth, client: node.clientWidth}; }",
+            selector,
+        )
+
+    def screenshot(self, name: str, selector: str | None = None) -> Path:
+        """The viewport, or the element ``selector`` names whole, under build/screenshots/."""
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         path = SCREENSHOTS / name
-        self.page.screenshot(path=str(path), full_page=False)
+        if selector is None:
+            self.page.screenshot(path=str(path), full_page=False)
+        else:
+            self.page.locator(selector).screenshot(path=str(path))
         return path
 
 
@@ -76,7 +91,11 @@ CHARTS_DRAWN = (
     "() => [...document.querySelectorAll('.chart[data-chart]')]"
     ".every(n => n.querySelector('svg') || n.textContent.startsWith('chart failed'))"
 )
-"""The report page is ready when every chart is drawn (or says why it failed)."""
+"""A page of charts is ready when every chart is drawn (or says why it failed)."""
+CELLS_READY = "document.documentElement.dataset.cells === 'ready'"
+"""The report page has decoded its cells and routed its address (``templates/browser.js``)."""
+REPORT_READY = f"() => ({CHARTS_DRAWN})() && {CELLS_READY}"
+"""The report page is ready when its charts are drawn and its cells decoded."""
 DVC_PLOTS_DRAWN = (
     "() => { const divs = [...document.querySelectorAll('body > div[id]')];"
     " return divs.length > 0 && divs.every(d => d.querySelector('canvas, svg')); }"
@@ -86,7 +105,7 @@ DVC_PLOTS_DRAWN = (
 
 @contextmanager
 def open_page(
-    html: Path, *, width: int = 1400, height: int = 1000, ready: str = CHARTS_DRAWN
+    html: Path, *, width: int = 1400, height: int = 1000, ready: str = REPORT_READY
 ) -> Iterator[Page]:
     executable = require_chromium()
     from playwright.sync_api import sync_playwright
@@ -125,4 +144,4 @@ def render_specs(specs: dict[str, dict[str, Any]], folder: Path) -> Iterator[Pag
         " console.error(String(e)); });</script>",
         encoding="utf-8",
     )
-    return open_page(html)
+    return open_page(html, ready=CHARTS_DRAWN)

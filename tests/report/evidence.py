@@ -3,6 +3,7 @@ the page has curves, a cell browser and explanations without running the pipelin
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from assay.core.tables import write_records
@@ -34,9 +35,18 @@ def _plan(run: str) -> Plan:
     })  # fmt: skip
 
 
+def _short_prompt(subject: int, arm: str) -> str:
+    return f"Implement implement() for s{subject} in {arm}.\n{HOSTILE}"
+
+
 def write_dose_evidence(
-    data: Path, runs: tuple[str, ...] = ("run-a", "run-b"), subjects: int = 4
+    data: Path,
+    runs: tuple[str, ...] = ("run-a", "run-b"),
+    subjects: int = 4,
+    prompt: Callable[[int, str], str] = _short_prompt,
 ) -> None:
+    """Runs of the dose arms, one repeat, every table filled; ``prompt`` gives the prompt of a
+    subject (its number) at an arm."""
     write_records(
         data / "subjects" / "dose" / "subjects.parquet",
         SubjectRow,
@@ -49,7 +59,7 @@ def write_dose_evidence(
         data / "render" / "dose" / "prompts.parquet",
         PromptRow,
         [PromptRow(scenario="dose", subject=f"s{s}", arm=arm, prompt_profile="p", prompt_digest=f"p{s}{arm}",
-                   prompt=f"Implement implement() for s{s} in {arm}.\n{HOSTILE}", instruction="i",
+                   prompt=prompt(s, arm), instruction="i",
                    target="app.py", files_json="{}") for s in range(subjects) for arm in ARMS],
     )  # fmt: skip
     for index, run in enumerate(runs):

@@ -274,3 +274,42 @@ def test_real_runs_lead_the_page_each_with_its_mode_and_repeat_agreement(tmp_pat
         )
         assert [label for label in labels if label in order] == order
         browser.screenshot("modes-headline.png")
+
+
+SPARE_COLUMN_PX = 120
+"""Width the headline keeps free at 1280 px for a column still to come."""
+
+
+def _mode_study(tmp_path: Path) -> Path:
+    data = tmp_path / "data"
+    write_mode_evidence(data)
+    built = Provenance(assay_version="0.1.0", commit=None, commit_date=None)
+    write_all(data, data / "report", tmp_path / "reports", None, provenance=built)
+    return data / "report" / "index.html"
+
+
+@pytest.mark.parametrize("study", [_qualified_study, _mode_study], ids=["qualifiers", "modes"])
+def test_the_headline_reads_at_1280_px_without_scrolling_sideways(study, tmp_path: Path) -> None:
+    """Every column of the headline in view at 1280 px: long modes, badges and deviations
+    wrap inside their cells; real runs lead, the simulated ones follow under their label."""
+    page = study(tmp_path)
+    with open_page(page, width=1280, height=900) as browser:
+        p = browser.page
+        overview = browser.widths("#overview")
+        assert overview["scroll"] <= overview["client"], overview
+        right = p.evaluate(
+            "() => document.getElementById('headline').getBoundingClientRect().right"
+        )
+        assert right <= 1280, right
+        # room for one more column (an effect with its interval) before anything must scroll
+        narrowest = p.evaluate(
+            "() => { const table = document.getElementById('headline');"
+            " table.style.width = 'min-content'; const width = table.offsetWidth;"
+            " table.style.width = ''; return width; }"
+        )
+        assert narrowest + SPARE_COLUMN_PX <= overview["client"], narrowest
+        groups = p.locator("#headline tbody").evaluate_all("(nodes) => nodes.map(n => n.className)")
+        assert groups == ["real", "simulated"], groups
+        assert "not evidence" in p.inner_text("#headline tbody.simulated tr.group")
+        browser.screenshot(f"headline-1280{study.__name__}.png", "#overview")
+        assert browser.console_errors == []

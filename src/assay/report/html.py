@@ -4,9 +4,11 @@ Headline per run (real models first, then simulated runs; each with its promptin
 primary abstraction results (sign tests, dose-response and placement
 curves, verdicts by arm, chain steps, scenario and codebase tables), the duplication-cost
 figures, the secondary correctness results in their own section (never inside the primary
-ones), runs awaiting authorization, and a cell browser. Rendered with Jinja2 from
-``templates/``; charts are Vega-Lite (:mod:`assay.report.charts`) drawn by the inlined
-JavaScript of :mod:`assay.report.vega`; nothing is fetched when the page opens.
+ones), runs awaiting authorization, and a cell browser, whose cells the page carries with
+every text stored once and compressed (:mod:`assay.report.cell_payload`; the page's script
+inflates them). Rendered with Jinja2 from ``templates/``; charts are Vega-Lite
+(:mod:`assay.report.charts`) drawn by the inlined JavaScript of :mod:`assay.report.vega`;
+nothing is fetched when the page opens.
 
 The page carries every qualifier the Markdown reports carry (deviations, plan exclusions, why a
 run stopped, rescoring, adjudication, per-subject medians, exploratory comparisons, several arms
@@ -26,7 +28,7 @@ from urllib.parse import quote, urlencode
 import jinja2
 from markupsafe import Markup, escape
 
-from assay.report import charts, vega
+from assay.report import cell_payload, charts, vega
 from assay.report.cell_browser import CellRecord
 from assay.report.charts import ReusePoint
 from assay.report.codebase_sets import SCENARIOS as CODEBASE_SCENARIOS
@@ -250,20 +252,6 @@ def _paired_data(primary: Mapping[str, RunReport]) -> Json:
     }
 
 
-def _shared_prompts(cells: Sequence[CellRecord]) -> Json:
-    """The cells as the page's JSON, with each distinct prompt stored once (repeats share
-    their prompt)."""
-    index: dict[str, int] = {}
-    rows = []
-    for cell in cells:
-        prompt = cell.prompt
-        if prompt is not None and prompt not in index:
-            index[prompt] = len(index)
-        shown = None if prompt is None else index[prompt]
-        rows.append({**cell.model_dump(mode="json"), "prompt": shown})
-    return {"prompts": list(index), "cells": rows}
-
-
 def _qualified_headline(report: RunReport) -> QualifiedHeadline:
     """The headline's rates with their numerators and denominators, and what stands in place of
     a p-value below the minimum inference set."""
@@ -374,7 +362,7 @@ def page_context(
             for name, report in sorted(primary.items())
             if any(row.outcome == "halted" for row in report.outcome_counts)
         ],
-        cells=_shared_prompts(cells),
+        cells=cell_payload.encode(cells),
         paired=_paired_data(primary),
         style=_static("report.css"),
         script=_static("browser.js"),

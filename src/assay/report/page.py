@@ -25,7 +25,7 @@ Pairs = dict[str, dict[str, list[str]]]
 reference arm higher, ``against``, ``tie``, ``incomplete``)."""
 
 Json = dict[str, object]
-"""A JSON document the page embeds (``tojson``): the cells, the paired view's data."""
+"""A JSON document the page embeds (``tojson``): the paired view's data."""
 
 
 class OutcomeTableRow(Frozen):
@@ -127,7 +127,8 @@ class Page(Frozen):
     verdicts: tuple[str, ...]
     undrawn: list[str]
     halted: list[HaltedRun]
-    cells: Json
+    cells: str
+    """Every cell, its texts stored once, compressed (:mod:`assay.report.cell_payload`)."""
     paired: Json
     style: str
     script: str

@@ -3,9 +3,12 @@
 (function () {
   "use strict";
   const specs = JSON.parse(document.getElementById("chart-specs").textContent);
-  const data = JSON.parse(document.getElementById("cell-data").textContent);
-  const cells = data.cells;
   const paired = JSON.parse(document.getElementById("paired-data").textContent);
+  // the cells, decoded by loadCells; a cell's prompt, response and candidate are indexes into
+  // texts, read with textOf
+  let cells = [];
+  let texts = { lines: [], joined: new Map() };
+  const FORMAT = "assay-cells-v1";
   const COLUMNS = ["run", "subject", "arm", "repeat", "step", "status", "outcome", "verdict_reason", "correctness_outcome", "cost_usd"];
   // what a link's filter names (#cells?run=a,b&outcome=not-run) and the cell field it matches
   const LINK_FILTERS = { run: "run", subject: "subject", arm: "arm", step: "step", status: "status",
@@ -37,6 +40,41 @@
         console.error(error);
       });
     }
+  }
+
+  // The cell data (assay.report.cell_payload): base64 of gzip of JSON {format, texts, cells}.
+  // Each text is pieces: a string of literal lines joined by "\n", or [text, first line, lines]
+  // copying lines of an earlier text. The browser's own DecompressionStream inflates it.
+  async function loadCells() {
+    const encoded = document.getElementById("cell-data").textContent.trim();
+    const binary = atob(encoded);
+    const bytes = new Uint8Array(binary.length);
+    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    const payload = JSON.parse(await new Response(stream).text());
+    if (payload.format !== FORMAT) throw new Error("cell data in format " + payload.format + ", not " + FORMAT);
+    const lines = [];
+    for (const pieces of payload.texts) {
+      const mine = [];
+      for (const piece of pieces) {
+        if (typeof piece === "string") { for (const line of piece.split("\n")) mine.push(line); continue; }
+        const [source, start, length] = piece;
+        const earlier = lines[source];
+        for (let i = start; i < start + length; i++) mine.push(earlier[i]);
+      }
+      lines.push(mine);
+    }
+    texts = { lines, joined: new Map() };
+    cells = payload.cells;
+  }
+
+  // a cell's prompt, response or candidate as it was stored (null where it has none)
+  function textOf(cell, field) {
+    const index = cell[field];
+    if (index === null || index === undefined) return null;
+    let joined = texts.joined.get(index);
+    if (joined === undefined) { joined = texts.lines[index].join("\n"); texts.joined.set(index, joined); }
+    return joined;
   }
 
   function cellKey(cell) { return [cell.run, cell.cell_id, cell.step].map(encodeURIComponent).join("/"); }
@@ -176,7 +214,7 @@
       ]),
       el("p", { className: "legend" }, [el("span", { className: "helper", text: "helper call" }), el("span", { className: "primitive", text: "primitive call" })]),
       el("h4", { text: "Extracted candidate (" + text(cell.extract_status) + ")" }),
-      cell.candidate === null ? el("p", { className: "none", text: "no candidate" }) : source(cell.candidate, helperLines, primitiveLines),
+      cell.candidate === null ? el("p", { className: "none", text: "no candidate" }) : source(textOf(cell, "candidate"), helperLines, primitiveLines),
     ]);
     const correctness = el("div", { className: "panel", id: "correctness" }, [
       el("h3", { text: "Correctness (secondary): " + text(cell.correctness_outcome) + " (" + text(cell.correctness_reason) + ")", className: "c-" + text(cell.correctness_outcome) }),
@@ -193,10 +231,10 @@
         ["subject / arm / repeat", cell.subject + " / " + cell.arm + " / " + cell.repeat],
         ["tokens (prompt, completion)", cell.tokens.map(text).join(", ")], ["reserved (USD)", cell.reservation_usd], ["cost (USD)", cell.cost_usd], ["detail", cell.detail]]),
     ]);
-    const prompt = cell.prompt === null ? null : data.prompts[cell.prompt];
+    const prompt = textOf(cell, "prompt");
     target.replaceChildren(header, ...(banner ? [banner] : []), el("div", { className: "detail-grid" }, [verdict, correctness]),
       el("div", { className: "detail-grid" }, [
-        el("div", { className: "panel" }, [el("h3", { text: "Raw response" }), el("pre", { text: text(cell.response), id: "response" })]),
+        el("div", { className: "panel" }, [el("h3", { text: "Raw response" }), el("pre", { text: text(textOf(cell, "response")), id: "response" })]),
         el("div", { className: "panel" }, [el("h3", { text: "Prompt" }), el("pre", { text: prompt === null ? "(rendered at run time from earlier steps)" : prompt, id: "prompt" })]),
       ]));
   }
@@ -237,7 +275,7 @@
     const sources = info.arms.map((a) => {
       const c = byKey[a + "/" + first];
       return el("div", { className: "panel" }, [el("h4", { text: a + ", repeat " + first + ": " + (c ? text(c.outcome) : "—") }),
-        c && c.candidate !== null ? source(c.candidate, new Set(c.explanation.helper_calls.map((x) => x.line)), new Set(c.explanation.primitive_calls.map((x) => x.line)))
+        c && c.candidate !== null ? source(textOf(c, "candidate"), new Set(c.explanation.helper_calls.map((x) => x.line)), new Set(c.explanation.primitive_calls.map((x) => x.line)))
           : el("p", { className: "none", text: c ? "no candidate (" + text(c.missing) + ")" : "no cell" })]);
     });
     const banner = info.simulated ? el("p", { className: "banner simulated", text: "SIMULATED MODEL: these answers come from assay's seeded stand-in and are not evidence about any model." }) : null;
@@ -262,14 +300,24 @@
   }
 
   drawCharts();
-  fillSelect("filter-verdict", "outcome");
-  fillSelect("filter-correctness", "correctness_outcome");
-  document.getElementById("linked-filter-clear").addEventListener("click", () => { state.linked = {}; history.replaceState(null, "", "#cells"); renderTable(); });
-  document.getElementById("filter-run").addEventListener("change", renderTable);
-  document.getElementById("cell-more").addEventListener("click", () => { state.limit = Infinity; drawRows(); });
-  document.getElementById("filter-text").addEventListener("input", renderTable);
-  for (const th of document.querySelectorAll("#cell-table th")) th.addEventListener("click", () => sortBy(th));
-  renderTable();
-  window.addEventListener("hashchange", route);
-  route();
+  loadCells().then(start, (error) => {
+    document.getElementById("cell-count").textContent = "the cells could not be decoded: " + error;
+    console.error(error);
+  });
+
+  // the cell browser and the views, once the cells are decoded; the page is ready for its
+  // reader (and for tests: data-cells="ready" on <html>) after the first route
+  function start() {
+    fillSelect("filter-verdict", "outcome");
+    fillSelect("filter-correctness", "correctness_outcome");
+    document.getElementById("linked-filter-clear").addEventListener("click", () => { state.linked = {}; history.replaceState(null, "", "#cells"); renderTable(); });
+    document.getElementById("filter-run").addEventListener("change", renderTable);
+    document.getElementById("cell-more").addEventListener("click", () => { state.limit = Infinity; drawRows(); });
+    document.getElementById("filter-text").addEventListener("input", renderTable);
+    for (const th of document.querySelectorAll("#cell-table th")) th.addEventListener("click", () => sortBy(th));
+    renderTable();
+    window.addEventListener("hashchange", route);
+    route();
+    document.documentElement.dataset.cells = "ready";
+  }
 })();
