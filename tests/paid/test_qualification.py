@@ -217,3 +217,19 @@ def test_the_default_haiku_route_has_its_qualification_declared() -> None:
             params.profile_for(QUALIFY)
         )
     assert json.loads(json.dumps(spec.model_dump()))["qualifies"] is True
+
+
+def test_a_study_sent_before_it_was_declared_a_qualification_does_not_qualify(here: Path) -> None:
+    """Declaring `qualifies: true` on a run that was sent as a study does not make it one: the
+    plan it was sent under says what it was."""
+    params = params_at(
+        here / "ledger",
+        lambda raw: raw["runs"][QUALIFY].update(qualifies=False, sample=None),
+    )
+    sent = run_plan(params, QUALIFY)
+    assert sent.qualification is None and len(sent.sendable) == 48
+    send(sent, here / "ledger", {})
+    declared = params_at(here / "ledger")
+    (found,) = qualification.findings(run_plan(declared, STUDY), declared)
+    assert found.state == "failed"
+    assert found.problems == ("it was planned and sent as a study, not as a qualification run",)

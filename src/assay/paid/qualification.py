@@ -20,6 +20,7 @@ qualification and what it found (:func:`lines`).
 
 from __future__ import annotations
 
+import itertools
 import statistics
 from pathlib import Path
 from typing import Literal
@@ -181,6 +182,8 @@ def _found(
         }
     )
     problems = []
+    if plan.qualification is None:
+        problems.append("it was planned and sent as a study, not as a qualification run")
     if Route.of(plan.model) != route:
         problems.append(f"it was sent on another route ({Route.of(plan.model).text()})")
     if answered < len(expected):
@@ -231,11 +234,8 @@ def findings(plan: Plan, params: Params) -> tuple[Finding, ...]:
 
 
 def _declare(run: str, taken: tuple[str, ...], repro: str) -> str:
-    name = next(
-        candidate
-        for candidate in (f"{run}-qualify", *(f"{run}-qualify-{n}" for n in range(2, 1000)))
-        if candidate not in taken
-    )
+    names = itertools.chain([f"{run}-qualify"], (f"{run}-qualify-{n}" for n in itertools.count(2)))
+    name = next(candidate for candidate in names if candidate not in taken)
     return (
         f"`uv run assay run add {name} --like {run} --qualifies`, `uv run dvc repro`, "
         f"`uv run assay plan show {name}`, `uv run assay authorize {name} --plan-hash HASH`, "
