@@ -87,7 +87,7 @@ class Alternative(Frozen):
 
     @model_validator(mode="after")
     def _at_most_certain(self) -> Alternative:
-        if self.favour + self.against > 1 + 1e-12:
+        if self.favour + self.against > 1 + 1e-12:  # rounding alone (0.7 + 0.3 and the like)
             raise ValueError(
                 f"favour + against is {self.favour + self.against:g}: a complete subject favours "
                 "one arm, the other or neither, so they sum to 1 at most"

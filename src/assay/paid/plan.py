@@ -169,9 +169,9 @@ def build_plan(
 
 
 def _sample(cells: list[PlannedCell], size: int | None) -> list[PlannedCell]:
-    """A reproduction's or a qualification's cells: ``size`` of ``cells`` chosen by the sha256 of their ids (a fixed
-    draw spread over subjects, arms and repeats, the same on every machine), in the
-    original's schedule order."""
+    """A reproduction's or a qualification's cells: ``size`` of ``cells`` chosen by the sha256 of
+    their ids (a fixed draw spread over subjects, arms and repeats, the same on every machine),
+    in the original's schedule order."""
     if size is None or size >= len(cells):
         return list(cells)
     chosen = set(sorted((sha256_hex(c.cell_id), c.cell_id) for c in cells)[:size])
