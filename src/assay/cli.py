@@ -34,6 +34,7 @@ COMMAND_MODULES = (
     "assay.commands.runs",
     "assay.commands.score_structure",
     "assay.commands.sign_test",
+    "assay.commands.power",
     "assay.commands.pipeline",
     "assay.commands.sql",
     "assay.commands.sandbox_run",

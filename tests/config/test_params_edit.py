@@ -109,3 +109,26 @@ def test_each_refused_run_add_is_one_line_and_changes_nothing(case, params_file,
     assert ".tmp" not in lines[0] and "<root>" not in lines[0]
     assert params_file.read_bytes() == before
     assert sorted(p.name for p in params_file.parent.iterdir()) == ["params.yaml"]
+
+
+def test_run_add_qualifies_declares_a_qualification_run(params_file, capsys):
+    code = main(
+        ["run", "add", "haiku-v1-qualify", "--like", "haiku-v1", "--qualifies",
+         "--params", str(params_file)]
+    )  # fmt: skip
+    assert code == 0 and "added run haiku-v1-qualify" in capsys.readouterr().out
+    run = load_params(params_file).runs["haiku-v1-qualify"]
+    assert (run.model, run.scenario, run.qualifies, run.sample) == (
+        "haiku-3-bedrock", "v1", True, None
+    )  # fmt: skip
+    assert not load_params(params_file).runs["haiku-v1"].qualifies
+
+
+def test_run_add_refuses_to_qualify_a_free_route(params_file, capsys):
+    before = params_file.read_text()
+    with pytest.raises(SystemExit) as exited:
+        main(["run", "add", "sim-qualify", "--model", "sim-follower", "--scenario", "v1",
+              "--qualifies", "--params", str(params_file)])  # fmt: skip
+    assert exited.value.code == 2
+    assert "a free route needs no qualification" in capsys.readouterr().err
+    assert params_file.read_text() == before

@@ -147,3 +147,18 @@ def test_plan_states_how_many_requests_the_ceiling_admits():
     full = plan_for(ROOT / "fixtures")
     assert "the ceiling admits 48 of 48 requests" in summary(full)
     assert "WARNING" not in summary(full)
+
+
+def test_a_qualification_plan_sends_a_fixed_sample_of_the_grid():
+    full = plan_for(ROOT / "fixtures")
+    qualifying = plan_for(ROOT / "fixtures", qualifies=True)
+    assert qualifying.qualification is not None
+    assert (qualifying.qualification.sample, qualifying.qualification.of) == (12, 48)
+    assert {c.cell_id for c in qualifying.cells} < {c.cell_id for c in full.cells}
+    assert qualifying.budget.requests == 12 and qualifying.budget.worst_case_usd == pytest.approx(
+        0.72
+    )
+    assert qualifying.content_hash == full.content_hash, "its answers compare with the study's"
+    assert qualifying.hash != full.hash and full.qualification is None
+    assert plan_for(ROOT / "fixtures", qualifies=True, sample=5).budget.requests == 5
+    assert plan_for(ROOT / "fixtures", qualifies=True).canonical() == qualifying.canonical()

@@ -194,9 +194,14 @@ def test_unauthorized_paid_run_spends_nothing_and_mismatch_fails(v1_copy):
         "python", "-m", "assay.cli", "authorize", "paid-v1", "--plan-hash", "0" * 64, check=False
     )
     assert wrong.returncode == 2 and "is not the current plan" in wrong.stderr
-    repo.run("python", "-m", "assay.cli", "authorize", "paid-v1", "--plan-hash", plan_hash)
-    written = yaml.safe_load(repo.read("params.yaml"))["runs"]["paid-v1"]
-    assert (
-        written["authorization"] == written["plan_ref"] == plan_hash
-        and written["allow_paid"] is True
+    # no qualification run on the route: refused, nothing written (tests/providers/
+    # test_provider_qualification.py authorizes a study once its route's qualification passed)
+    unqualified = repo.run(
+        "python", "-m", "assay.cli", "authorize", "paid-v1", "--plan-hash", plan_hash, check=False
     )
+    assert unqualified.returncode == 2
+    assert "is not qualified: no qualification run is declared on it" in unqualified.stderr
+    assert "qualification  none declared on this route" in shown
+    assert "power          clean vs inconsistent: 12 subjects" in shown
+    written = yaml.safe_load(repo.read("params.yaml"))["runs"]["paid-v1"]
+    assert written["authorization"] == "f" * 64, "a refused authorization wrote params.yaml"

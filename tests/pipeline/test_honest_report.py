@@ -75,6 +75,7 @@ def test_one_vocabulary_for_missing_states(studied: Repo) -> None:
     rows = list(csv.DictReader(shown.splitlines()))
     assert {(r["run"], r["outcome"]) for r in rows} == {
         ("haiku-v1", "not-run"), ("haiku-context", "not-run"), ("haiku-context", "excluded"),
+        ("haiku-qualify", "not-run"),  # the route's qualification, awaiting authorization too
         # the realistic stand-in's answer that changes the module it reprints (extraction 3)
         ("sim-realistic-v1", "no-candidate"),
     }  # fmt: skip

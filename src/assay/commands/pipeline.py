@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from assay.commands import UsageError
 from assay.pipeline.layout import repro_command
+
+if TYPE_CHECKING:
+    from assay.config.params import Params
+    from assay.evidence.plan import Plan
 
 
 def _plan_show(args: argparse.Namespace) -> int:
@@ -31,6 +36,7 @@ def _plan_show(args: argparse.Namespace) -> int:
     print(summary(plan))
     now = Preregistration.of(params.analysis, params.run(args.run).repeats)
     print("\n".join(preregistration_lines(plan, now)))
+    _print_design(plan, params)
     _, replanned = kept_or_current(args.run, Path(params.ledger_root), plan, tuple(params.runs))
     if replanned:
         print(f"\n{replanned}")
@@ -40,9 +46,22 @@ def _plan_show(args: argparse.Namespace) -> int:
     return 0
 
 
+def _print_design(plan: Plan, params: Params) -> None:
+    """What the run's design can decide, and the qualification its route needs."""
+    from assay.paid import design, qualification
+
+    repro = repro_command(plan.model.api_key_env)
+    for line in (
+        *design.lines(plan, params.power),
+        *qualification.lines(plan, params, repro=repro),
+    ):
+        print(line)
+
+
 def _authorize(args: argparse.Namespace) -> int:
     from assay.config.params import ParamsError, load_params
     from assay.config.params_edit import write_authorization
+    from assay.paid import qualification
     from assay.paid.authorize import SpendRefused, issue_token, partial_refusal, replanned_refusal
     from assay.paid.ledger import LedgerBindingError
     from assay.paid.seal import sealed_run
@@ -70,6 +89,9 @@ def _authorize(args: argparse.Namespace) -> int:
     if not plan.budget.paid:
         print(f"{args.run} is free: no authorization needed")
         return 0
+    unqualified = qualification.refusal(plan, params, repro=repro_command(plan.model.api_key_env))
+    if unqualified is not None:
+        raise UsageError(unqualified)
     partial = partial_refusal(plan)
     if partial is not None and not args.accept_partial:
         raise UsageError(partial)

@@ -12,7 +12,8 @@ Declare a run in params.yaml (and its scenario under `scenarios:`), keeping the 
 and layout. Refused, with the file untouched, unless the result passes `assay check`: a new run
 id of letters, digits, '_' and '-'; a model declared under `models:`; a known scenario (built-in,
 or declared in the fixtures folder: `assay new-scenario`) and schedule; 1 to 20 repeats. A run id names one plan, one authorization and one ledger: a fresh
-attempt is a new run id.
+attempt is a new run id. --qualifies declares the qualification run a paid route needs before
+any other run on it can be authorized (docs/paid-runs.md).
 """
 
 
@@ -36,6 +37,7 @@ def _run_add(args: argparse.Namespace) -> int:
             scenario=scenario,
             repeats=2 if repeats is None else repeats,
             schedule=schedule,
+            qualifies=args.qualifies,
         )
     except ParamsError as exc:
         raise UsageError(*exc.lines) from None
@@ -81,6 +83,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--schedule",
         default=None,
         help="subject-counterbalanced-v1 or subject-rotated-v1 (default: the scenario's)",
+    )
+    add.add_argument(
+        "--qualifies",
+        action="store_true",
+        help="a qualification run of the model's paid route: 12 of the scenario's cells, which "
+        "must all be answered before any other run on the route can be authorized",
     )
     add.add_argument("--params", default="params.yaml", help="the params file to edit")
     add.set_defaults(handler=_run_add)

@@ -20,6 +20,7 @@ from pydantic import (
     BaseModel,
     Field,
     StrictBool,
+    StrictFloat,
     StrictInt,
     ValidationError,
     field_validator,
@@ -62,7 +63,61 @@ class RunSpec(Frozen):
     the cells), and the reports say how many of its answers are byte-identical to that run's."""
     sample: int | None = Field(default=None, ge=1)
     """With ``reproduces``: how many of that run's cells to send again (a fixed, declared
-    sample spread over its subjects; all when ``None``)."""
+    sample spread over its subjects; all when ``None``). With ``qualifies``: how many of the
+    scenario's cells the qualification sends (:data:`QUALIFICATION_SAMPLE` when ``None``)."""
+    qualifies: StrictBool = False
+    """A qualification run of its hosted route (``assay.paid.qualification``): a small paid run
+    (``sample`` cells) on the route, authorized and sent like any paid run, whose ledger must
+    show every call answered by the declared model and provider before any other run on the
+    route can be authorized. It needs no qualification itself."""
+
+
+QUALIFICATION_SAMPLE = 12
+"""The cells a qualification run sends unless its ``sample`` says otherwise: the seed's Haiku
+route was qualified by 12 calls."""
+
+
+class Alternative(Frozen):
+    """An effect a design is judged against: how often a complete subject favours each arm."""
+
+    favour: StrictFloat = Field(ge=0, le=1)
+    """P(a complete subject favours the reference arm)."""
+    against: StrictFloat = Field(ge=0, le=1)
+    """P(a complete subject favours the other arm); ties take the rest."""
+
+    @model_validator(mode="after")
+    def _at_most_certain(self) -> Alternative:
+        if self.favour + self.against > 1 + 1e-12:  # rounding alone (0.7 + 0.3 and the like)
+            raise ValueError(
+                f"favour + against is {self.favour + self.against:g}: a complete subject favours "
+                "one arm, the other or neither, so they sum to 1 at most"
+            )
+        return self
+
+
+class PowerAssumptions(Frozen):
+    """What ``assay plan show`` and ``assay power`` assume to state a design's power (not part of
+    any plan: an assumption about answers not yet seen, never a property of the run)."""
+
+    completeness: StrictFloat = Field(default=0.75, ge=0, le=1)
+    """P(a subject is complete: every repeat of both compared arms scored) at
+    ``completeness_repeats`` repeats. 0.75: the real coder's 9 of 12 subjects on v1."""
+    completeness_repeats: Repeats = 2
+    alternatives: dict[Name, Alternative] = Field(
+        default_factory=lambda: {
+            "strong": Alternative(favour=0.8, against=0.0),
+            "moderate": Alternative(favour=0.6, against=0.1),
+        },
+        min_length=1,
+    )
+    """The effects a design's power is stated at, by name."""
+
+    def completeness_at(self, repeats: int) -> float:
+        """P(complete) for a design of ``repeats`` repeats: ``completeness`` read as
+        ``2 * completeness_repeats`` cells each scored independently at the rate that gives it,
+        so a subject of ``repeats`` repeats (``2 * repeats`` cells) is complete with probability
+        ``completeness ** (repeats / completeness_repeats)``."""
+        return float(self.completeness ** (repeats / self.completeness_repeats))
 
 
 class Evaluators(Frozen):
@@ -173,6 +228,7 @@ class Params(Frozen):
     report: ReportOptions = ReportOptions()
     compute: Compute = Compute()
     sending: Sending = Sending()
+    power: PowerAssumptions = PowerAssumptions()
     models: dict[Name, ModelProfile]
     runs: dict[Name, RunSpec]
 
@@ -249,13 +305,23 @@ def _reproduction_problems(params: Params) -> list[Problem]:
     for run_id, run in params.runs.items():
         key = f"runs.{run_id}"
         if run.reproduces is None:
-            if run.sample is not None:
+            if run.sample is not None and not run.qualifies:
                 problems.append(
                     Problem(
                         key=f"{key}.sample",
-                        message="sample is the size of a reproduction: set reproduces: RUN too",
+                        message="sample is the size of a reproduction or a qualification: set "
+                        "reproduces: RUN or qualifies: true too",
                     )
                 )
+            continue
+        if run.qualifies:
+            problems.append(
+                Problem(
+                    key=f"{key}.qualifies",
+                    message="a reproduction check cannot qualify a route: remove qualifies, or "
+                    "reproduces and declare the qualification on its own",
+                )
+            )
             continue
         original = params.runs.get(run.reproduces)
         if original is None or run.reproduces == run_id:
@@ -330,6 +396,22 @@ def _inspect_log_problems(params: Params) -> list[Problem]:
     return problems
 
 
+def _qualification_problems(params: Params) -> list[Problem]:
+    """A qualification run is on a route that costs money: a free one needs none."""
+    problems = []
+    for run_id, run in params.runs.items():
+        profile = params.models.get(run.model)
+        if run.qualifies and profile is not None and profile.is_free:
+            problems.append(
+                Problem(
+                    key=f"runs.{run_id}.qualifies",
+                    message=f"model {run.model!r} is free: a free route needs no qualification "
+                    "(remove qualifies)",
+                )
+            )
+    return problems
+
+
 def reference_problems(params: Params) -> list[Problem]:
     """Names that must resolve: each run's model, scenario and schedule; evaluator versions. A
     scenario is a built-in one or one declared in the fixtures root (``assay new-scenario``)."""
@@ -372,6 +454,7 @@ def reference_problems(params: Params) -> list[Problem]:
             )
     problems += _reproduction_problems(params)
     problems += _inspect_log_problems(params)
+    problems += _qualification_problems(params)
     for scenario, subject_ids in params.subject_subset.items():
         if scenario not in params.scenarios:
             problems.append(

@@ -93,11 +93,19 @@ def _list_scenario(path: Path, document: Any, scenario: str) -> None:
 
 
 def add_run(
-    path: Path, run: str, *, model: str, scenario: str, repeats: int, schedule: str | None
+    path: Path,
+    run: str,
+    *,
+    model: str,
+    scenario: str,
+    repeats: int,
+    schedule: str | None,
+    qualifies: bool = False,
 ) -> None:
     """Declare a run (and its scenario under ``scenarios:``); refused unless the whole file then
     passes the schema: a valid name, a declared model, a known scenario (built-in, or declared
-    in the file's fixtures root) and schedule, repeats in range."""
+    in the file's fixtures root) and schedule, repeats in range. ``qualifies``: a qualification
+    run of its model's route (``assay.paid.qualification``)."""
     from assay.fixtures.scenarios import known_scenarios, run_default_schedule
     from assay.science.schedule import default_schedule
 
@@ -121,6 +129,7 @@ def add_run(
             # an unknown scenario is refused by the schema check, naming the nearest known one
             "schedule": schedule
             or (run_default_schedule(scenario, root) if known else default_schedule(scenario)),
+            **({"qualifies": True} if qualifies else {}),
             "allow_paid": False,
             "authorization": None,
             "plan_ref": None,

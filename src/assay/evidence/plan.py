@@ -196,6 +196,17 @@ class Reproduction(Frozen):
     """How many cells that run's plan has."""
 
 
+class Qualification(Frozen):
+    """A plan that qualifies its hosted route (``runs.RUN.qualifies``): a fixed sample of its
+    scenario's cells, sent and answered before any other run on the route may be authorized
+    (``assay.paid.qualification``)."""
+
+    sample: int
+    """How many of the scenario's cells it sends (its own cells)."""
+    of: int
+    """How many cells the scenario's full grid has at the run's repeats."""
+
+
 class Plan(Frozen):
     schema_: str = Field(default=PLAN_SCHEMA, alias="schema")
     run: str
@@ -218,6 +229,12 @@ class Plan(Frozen):
     the weights' sha256, size and GGUF metadata: ``assay.local.runtime``); empty for others."""
     reproduces: Reproduction | None = None
     """Set for a reproduction check: its cells are a declared sample of that run's cells."""
+    qualification: Qualification | None = Field(
+        default=None, exclude_if=lambda value: value is None
+    )
+    """Set for a qualification run: its cells are a declared sample of the scenario's grid. Left
+    out of the plan's JSON when absent, so every other run's plan keeps the hash it had before
+    qualification runs existed (an authorization names that hash)."""
 
     model_config = Frozen.model_config | {"populate_by_name": True}
 
@@ -239,7 +256,7 @@ class Plan(Frozen):
                 self.model_dump(
                     mode="json",
                     by_alias=True,
-                    exclude={"run", "cells", "budget", "reproduces"},
+                    exclude={"run", "cells", "budget", "reproduces", "qualification"},
                 )
             )
         )

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from importlib import metadata
 from typing import Any
 
-from assay.config.params import RunSpec
+from assay.config.params import QUALIFICATION_SAMPLE, RunSpec
 from assay.core.digest import sha256_hex
 from assay.evidence.plan import (
     BYTES_PER_TOKEN,
@@ -21,6 +21,7 @@ from assay.evidence.plan import (
     Plan,
     PlannedCell,
     PromptRef,
+    Qualification,
     Reproduction,
 )
 from assay.fixtures.model import Scenario
@@ -131,10 +132,14 @@ def build_plan(
                 ),
             )
         )
-    reproduces = None
+    reproduces = qualification = None
     if run.reproduces is not None:
         chosen = _sample(cells, run.sample)
         reproduces = Reproduction(run=run.reproduces, sample=len(chosen), of=len(cells))
+        cells = chosen
+    elif run.qualifies:
+        chosen = _sample(cells, run.sample or QUALIFICATION_SAMPLE)
+        qualification = Qualification(sample=len(chosen), of=len(cells))
         cells = chosen
     sizes = [
         prompts[(c.subject, c.arm)].request_bytes
@@ -159,13 +164,14 @@ def build_plan(
         tools=dict(tools),
         runtime=dict(runtime or {}),
         reproduces=reproduces,
+        qualification=qualification,
     )
 
 
 def _sample(cells: list[PlannedCell], size: int | None) -> list[PlannedCell]:
-    """A reproduction's cells: ``size`` of ``cells`` chosen by the sha256 of their ids (a fixed
-    draw spread over subjects, arms and repeats, the same on every machine), in the
-    original's schedule order."""
+    """A reproduction's or a qualification's cells: ``size`` of ``cells`` chosen by the sha256 of
+    their ids (a fixed draw spread over subjects, arms and repeats, the same on every machine),
+    in the original's schedule order."""
     if size is None or size >= len(cells):
         return list(cells)
     chosen = set(sorted((sha256_hex(c.cell_id), c.cell_id) for c in cells)[:size])
