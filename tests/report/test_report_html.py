@@ -4,11 +4,13 @@ can never run as page code."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from assay.pipeline.report import write_all
+from assay.report.effects import signed
 from assay.report.provenance import Provenance
 from tests.report.browser import open_page
 from tests.report.evidence import ARMS, write_dose_evidence, write_mode_evidence
@@ -274,3 +276,41 @@ def test_real_runs_lead_the_page_each_with_its_mode_and_repeat_agreement(tmp_pat
         )
         assert [label for label in labels if label in order] == order
         browser.screenshot("modes-headline.png")
+
+
+def test_the_forest_plot_draws_one_row_per_run_and_arm_pair_real_runs_first(
+    tmp_path: Path,
+) -> None:
+    """The effect sizes' forest plot in Chromium: a row per run and compared arm that has a
+    subject scored in both arms, the real run (mixed-fate) above the simulated ones, each
+    simulated row labelled; the headline shows the effect with its interval."""
+    from tests.report.evidence import write_missing_evidence
+
+    data = tmp_path / "data"
+    write_dose_evidence(data)
+    write_missing_evidence(data)
+    write_all(data, data / "report", tmp_path / "reports", None)
+    with open_page(data / "report" / "index.html") as browser:
+        p = browser.page
+        assert browser.console_errors == []
+        size = browser.chart_sizes()["effects"]
+        assert size["width"] > 300 and size["height"] > 50, size
+        labels = p.evaluate(
+            "() => [...document.querySelectorAll('#chart-effects g.role-axis-label text')]"
+            ".map(t => t.textContent)"
+        )
+        rows = [label for label in labels if " · " in label]
+        assert rows == [
+            "mixed-fate · mess-00 − mess-03",  # mess-10 was excluded: no subject, no row
+            *(f"{run} · mess-00 − {arm} [simulated]"
+              for run in ("run-a", "run-b") for arm in ARMS[1:]),
+        ], labels  # fmt: skip
+        points = p.locator("#chart-effects g.mark-symbol.role-mark path")
+        assert points.count() == len(rows)
+        p.locator("#chart-effects").scroll_into_view_if_needed()
+        browser.screenshot("effects-forest.png")
+        shown = p.locator("#headline tr:has(a[href='#run-run-a']) td.effect").inner_text()
+    head = json.loads((tmp_path / "reports" / "metrics.json").read_text())["run-a"]
+    interval = f"[{signed(head['effect_lo'])}, {signed(head['effect_hi'])}]"
+    assert shown.split("\n")[0] == f"{signed(head['effect'])} {interval}", shown
+    assert shown.split("\n")[1] == f"mess-00 − {ARMS[-1]}"
