@@ -12,9 +12,9 @@ from assay.config.params import CostRuns
 from assay.core.records import ORDINAL_VERDICTS
 from assay.report.adjudicated import build_adjudicated
 from assay.report.compare import CompareError, compare_runs, sentence
-from assay.report.effects import effect_text
 from assay.report.costs import build_costs, render_costs_markdown
 from assay.report.database import connect
+from assay.report.effects import effect_text
 from assay.report.primary import build_reports, render_markdown
 from assay.report.rescore import build_rescore_reports, headlines, render_rescore_markdown
 from assay.science.adjudication import AdjudicationError, load_adjudications
