@@ -181,35 +181,15 @@ def sign_flip_effect(
     non_zero = values[values != 0]
     total = int(values.sum())
     alpha = 1 - level
-    if len(non_zero) <= limit:
-        if n <= limit:  # every subset: the p-value's share is the same over all 2^n patterns
-            sums, sizes = _all_subsets(values)
-            flipped, family = sums, 2**n
-            interval = f"all 2^{n} subsets"
-        else:
-            flipped, _ = _all_subsets(non_zero)
-            sums, sizes, family = _family(values, total, draws, seed)
-            interval = f"{draws} seeded random subsets (PCG64 seed {seed}) and their complements"
-        hits = int(np.count_nonzero(np.abs(total - 2 * flipped) >= abs(total)))
-        p_value = Fraction(hits, len(flipped))
-        method = (
-            f"exact sign-flip permutation test: all 2^{len(non_zero)} sign patterns of the "
-            f"{len(non_zero)} non-zero differences; {_percent(level)} interval by inverting it "
-            f"over the means of {interval}"
-        )
-        monte_carlo = n > limit
-    else:
+    drawing = n > limit  # some subsets are drawn (for the p-value too above `limit` non-zero)
+    if drawing:
         draws = _positive(draws, "draws")
-        sums, sizes, family = _family(values, total, draws, seed)
-        drawn = sums[2 : 2 + draws]
-        hits = int(np.count_nonzero(np.abs(total - 2 * drawn) >= abs(total)))
-        p_value = Fraction(1 + hits, draws + 1)
-        method = (
-            f"Monte Carlo sign-flip permutation test: {draws} seeded random sign patterns "
-            f"(PCG64 seed {seed}), p = (1 + hits) / ({draws} + 1); {_percent(level)} interval "
-            "by inverting it over the means of the same subsets and their complements"
-        )
-        monte_carlo = True
+    patterns = (
+        _enumerated(values, non_zero, total, limit, draws, seed)
+        if len(non_zero) <= limit
+        else _drawn(values, total, draws, seed)
+    )
+    p_value, sums, sizes, family, method = patterns
     need = math.ceil(alpha * family / 2)
     low, high = _bounds(sums, sizes, need, scale)
     return SignFlipEffect(
@@ -220,17 +200,58 @@ def sign_flip_effect(
         ci_low=float(low),
         ci_high=float(high),
         confidence=float(level),
-        method=method,
-        draws=draws if monte_carlo else None,
-        seed=seed if monte_carlo else None,
+        method=method.format(level=_percent(level)),
+        draws=draws if drawing else None,
+        seed=seed if drawing else None,
     )
+
+
+Patterns = tuple[Fraction, Ints, Ints, int, str]
+"""The p-value, the interval's family of subsets (sums, sizes, how many) and the method in words
+(``{level}`` left for the confidence)."""
+
+
+def _enumerated(
+    values: Ints, non_zero: Ints, total: int, limit: int, draws: int, seed: int
+) -> Patterns:
+    """Every sign pattern of the non-zero differences; the interval over every subset when the
+    subjects are within ``limit`` too, else over drawn subsets (zeros beyond the limit)."""
+    if len(values) <= limit:  # every subset: the p-value's share is the same over all 2^n
+        sums, sizes = _all_subsets(values)
+        flipped, family = sums, 2 ** len(values)
+        interval = f"all 2^{len(values)} subsets"
+    else:
+        flipped, _ = _all_subsets(non_zero)
+        sums, sizes, family = _family(values, total, draws, seed)
+        interval = f"{draws} seeded random subsets (PCG64 seed {seed}) and their complements"
+    hits = int(np.count_nonzero(np.abs(total - 2 * flipped) >= abs(total)))
+    method = (
+        f"exact sign-flip permutation test: all 2^{len(non_zero)} sign patterns of the "
+        f"{len(non_zero)} non-zero differences; {{level}} interval by inverting it over the "
+        f"means of {interval}"
+    )
+    return Fraction(hits, len(flipped)), sums, sizes, family, method
+
+
+def _drawn(values: Ints, total: int, draws: int, seed: int) -> Patterns:
+    """``draws`` seeded random sign patterns: p = (1 + hits) / (draws + 1), and the interval over
+    the same subsets and their complements."""
+    sums, sizes, family = _family(values, total, draws, seed)
+    drawn = sums[2 : 2 + draws]
+    hits = int(np.count_nonzero(np.abs(total - 2 * drawn) >= abs(total)))
+    method = (
+        f"Monte Carlo sign-flip permutation test: {draws} seeded random sign patterns "
+        f"(PCG64 seed {seed}), p = (1 + hits) / ({draws} + 1); {{level}} interval by inverting "
+        "it over the means of the same subsets and their complements"
+    )
+    return Fraction(1 + hits, draws + 1), sums, sizes, family, method
 
 
 def _family(values: Ints, total: int, draws: int, seed: int) -> tuple[Ints, Ints, int]:
     """The random family, closed under complement: the empty set (the observed pattern), the
     whole set (its negation), then each drawn subset and then each one's complement."""
     n = len(values)
-    drawn, drawn_sizes = _drawn_subsets(values, _positive(draws, "draws"), seed)
+    drawn, drawn_sizes = _drawn_subsets(values, draws, seed)
     sums = np.concatenate(([0, total], drawn, total - drawn)).astype(np.int64)
     sizes = np.concatenate(([0, n], drawn_sizes, n - drawn_sizes)).astype(np.int64)
     return sums, sizes, 2 * draws + 2
