@@ -65,3 +65,11 @@ def test_reports_are_byte_identical_on_a_rerun(reported: Path, tmp_path: Path) -
     assert (tmp_path / "reports" / "metrics.json").read_bytes() == (
         reported / "reports" / "metrics.json"
     ).read_bytes()
+
+
+def test_the_scenario_report_shows_the_effect_beside_the_sign_test(reported: Path) -> None:
+    scenario = (reported / "out" / "scenarios" / "v1.md").read_text()
+    assert "(descriptive); effect +0.65 [+0.125, +1], p = 0.03906 (10 subjects)" in scenario
+    data = json.loads((reported / "out" / "scenarios" / "v1.json").read_text())
+    test = data["steps"]["1"]["tests"]["inconsistent"][RUN]
+    assert (test["regressed"], test["effect"]["estimate"]) == (8, 0.65)
