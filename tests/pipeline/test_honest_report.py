@@ -61,7 +61,7 @@ def test_rates_carry_their_denominators_and_small_sets_stay_descriptive(studied:
     assert "descriptive only (2 of 10)" in report
     metrics = json.loads(studied.read("reports/metrics.json"))
     follower = metrics["sim-follower-v1"]
-    assert (follower["descriptive"], follower["p_min"], follower["sig_arms"]) == (1, None, None)
+    assert (follower["complete"], follower["p_min"], follower["sig_arms"]) == (2, None, None)
     assert follower["scored_ref"] + follower["missing_ref"] == 2  # 2 subjects x 1 repeat
     waiting = metrics["haiku-v1"]
     assert (waiting["scored_ref"], waiting["missing_ref"]) == (0, 2)

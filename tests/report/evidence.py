@@ -270,3 +270,51 @@ def write_mode_evidence(data: Path, subjects: int = 3) -> None:
         write_records(data / "execute" / run / "cells.parquet", CallRecord, calls)
         write_records(data / "extract" / run / "candidates.parquet", CandidateRow, candidates)
         write_records(data / "structure" / run / "verdicts.parquet", VerdictRow, verdicts)
+
+
+def write_verdict_evidence(
+    data: Path, run: str, verdicts: dict[str, dict[str, list[str]]], scenario: str = "v1"
+) -> None:
+    """One free run of ``scenario`` whose cells have exactly ``verdicts`` (per subject and arm,
+    one per repeat; the first arm is the reference)."""
+    arms = list(next(iter(verdicts.values())))
+    repeats = len(next(iter(next(iter(verdicts.values())).values())))
+    write_records(
+        data / "subjects" / scenario / "subjects.parquet",
+        SubjectRow,
+        [SubjectRow(scenario=scenario, subject=s, family="f", arm=arm, subject_digest="d",
+                    arm_digest="d", target="app.py", helper="mask_card_number", helper_module=None,
+                    primitives=("str.join",), sandbox="standard", repository_bytes=1)
+         for s in verdicts for arm in arms],
+    )  # fmt: skip
+    write_records(
+        data / "render" / scenario / "prompts.parquet",
+        PromptRow,
+        [PromptRow(scenario=scenario, subject=s, arm=arm, prompt_profile="p",
+                   prompt_digest=f"p{s}{arm}", prompt=f"Implement {s} in {arm}.", instruction="i",
+                   target="app.py", files_json="{}") for s in verdicts for arm in arms],
+    )  # fmt: skip
+    plan = _plan(run).model_dump(by_alias=True)
+    plan.update(scenario=scenario, repeats=repeats, arms=arms, reference_arm=arms[0])
+    folder = data / "plan" / run
+    folder.mkdir(parents=True)
+    validated = Plan.model_validate(plan)
+    (folder / "plan.json").write_bytes(validated.canonical())
+    (folder / "plan.sha256").write_text(validated.hash + "\n")
+    calls, candidates, rows = [], [], []
+    for subject, by_arm in verdicts.items():
+        for arm, outcomes in by_arm.items():
+            for repeat, verdict in enumerate(outcomes, start=1):
+                key = {"run": run, "cell_id": f"{subject}/{arm}/r{repeat}", "subject": subject,
+                       "arm": arm, "repeat": repeat, "step": 1}  # fmt: skip
+                source = DUPLICATED if verdict == "duplicated" else REUSED
+                calls.append(CallRecord(**key, status="completed", prompt_digest=f"p{subject}{arm}",
+                                        text=f"```python\n{source}```\n"))  # fmt: skip
+                candidates.append(CandidateRow(**key, execution_status="completed",
+                                               extract_status="code", source=source,
+                                               extraction_version=2))  # fmt: skip
+                rows.append(VerdictRow(**key, verdict=verdict, reason="as-given",
+                                       evaluator_version=7))  # fmt: skip
+    write_records(data / "execute" / run / "cells.parquet", CallRecord, calls)
+    write_records(data / "extract" / run / "candidates.parquet", CandidateRow, candidates)
+    write_records(data / "structure" / run / "verdicts.parquet", VerdictRow, rows)

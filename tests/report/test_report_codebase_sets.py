@@ -75,3 +75,26 @@ def test_a_model_with_runs_of_two_prompting_modes_gets_a_column_per_mode():
     assert "| target module | haiku | luna · chat (API) | luna · completion |" in markdown
     assert "| prompting mode | chat (API) | chat (API) | completion |" in markdown
     assert "| imports the helper | 8 / 8 of 22 | 16 / 18 of 22 | 15 / 17 of 22 |" in markdown
+
+
+def test_each_run_carries_the_effect_of_its_clean_against_inconsistent_test():
+    """A run whose step-1 test has an effect shows it beside its cells; one without (no subject
+    scored in both arms) shows none."""
+    from assay.science.effect import sign_flip_effect
+
+    effect = sign_flip_effect([1, 1, 0, -1, 1, 1, 1])
+    reports = {name: dict(r) for name, r in CASE["scenario_reports"].items()}
+    test = {"regressed": 5, "improved": 1, "ties": 1, "complete": 7, "p_value": 0.21875,
+            "p_holm": 0.21875, "significant": False, "descriptive_only": True,
+            "effect": effect.model_dump()}  # fmt: skip
+    steps = reports["codebase"]["steps"]
+    reports["codebase"] = {
+        **reports["codebase"],
+        "steps": {"1": {**steps["1"], "tests": {"inconsistent": {"haiku-codebase": test}}}},
+    }
+    report = build_codebase_sets(reports)
+    (haiku,) = next(row for row in report.rows if row.scenario == "codebase").runs["haiku"]
+    assert haiku.effect == effect
+    markdown = render_codebase_sets_markdown(report)
+    assert "8 / 8 of 22, effect +0.571 [" in markdown  # 4/7, with its interval
+    assert markdown.count(", effect ") == 1

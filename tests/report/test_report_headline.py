@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from assay.report.headline import run_headline
+from assay.report.headline import MOST_NUMBERS, Headline, run_headline
 from assay.report.run_records import RunReport
+from assay.science.effect import sign_flip_effect
 
 
 def _abstraction(complete: int, p_value: float, significant: bool) -> RunReport:
@@ -71,13 +72,13 @@ CORRECTNESS = _report({"outcome_counts": []})
 
 def test_below_the_minimum_set_no_p_value_or_significance_stands() -> None:
     headline = run_headline(_abstraction(3, 0.25, False), CORRECTNESS).model_dump()
-    assert (headline["complete"], headline["descriptive"]) == (3, 1)
+    assert headline["complete"] == 3 < RUN["minimum_subjects"]
     assert headline["p_min"] is None and headline["sig_arms"] is None
 
 
 def test_at_the_minimum_set_the_test_stands() -> None:
     headline = run_headline(_abstraction(10, 0.002, True), CORRECTNESS).model_dump()
-    assert (headline["descriptive"], headline["p_min"], headline["sig_arms"]) == (0, 0.002, 1)
+    assert (headline["p_min"], headline["sig_arms"]) == (0.002, 1)
 
 
 def test_the_reference_rate_has_its_denominator_and_what_it_leaves_out() -> None:
@@ -87,3 +88,19 @@ def test_the_reference_rate_has_its_denominator_and_what_it_leaves_out() -> None
         7,
         3,
     )
+
+
+def test_the_headline_effect_is_the_last_arms_and_every_headline_fits_the_limit() -> None:
+    """The effect of step 1 against the plan's last arm, with its interval; with every optional
+    number present a run still has at most MOST_NUMBERS (docs/reports.md)."""
+    effect = sign_flip_effect([1, 1, -1, 1, 1, 1, 1, 1, 0, 1])
+    report = _abstraction(10, 0.002, True)
+    tests = [t.model_copy(update={"effect": effect}) for t in report.sign_tests]
+    headline = run_headline(report.model_copy(update={"sign_tests": tuple(tests)}), CORRECTNESS)
+    assert (headline.effect, headline.effect_lo, headline.effect_hi) == (
+        round(effect.estimate, 4),
+        round(effect.ci_low, 4),
+        round(effect.ci_high, 4),
+    )
+    assert run_headline(report, CORRECTNESS).effect is None  # no subject scored in both
+    assert len(Headline.model_fields) <= MOST_NUMBERS

@@ -4,11 +4,13 @@ can never run as page code."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from assay.pipeline.report import write_all
+from assay.report.effects import signed
 from assay.report.provenance import Provenance
 from tests.report.browser import open_page
 from tests.report.evidence import ARMS, write_dose_evidence, write_mode_evidence
@@ -276,10 +278,6 @@ def test_real_runs_lead_the_page_each_with_its_mode_and_repeat_agreement(tmp_pat
         browser.screenshot("modes-headline.png")
 
 
-SPARE_COLUMN_PX = 120
-"""Width the headline keeps free at 1280 px for a column still to come."""
-
-
 def _mode_study(tmp_path: Path) -> Path:
     data = tmp_path / "data"
     write_mode_evidence(data)
@@ -301,15 +299,46 @@ def test_the_headline_reads_at_1280_px_without_scrolling_sideways(study, tmp_pat
             "() => document.getElementById('headline').getBoundingClientRect().right"
         )
         assert right <= 1280, right
-        # room for one more column (an effect with its interval) before anything must scroll
-        narrowest = p.evaluate(
-            "() => { const table = document.getElementById('headline');"
-            " table.style.width = 'min-content'; const width = table.offsetWidth;"
-            " table.style.width = ''; return width; }"
-        )
-        assert narrowest + SPARE_COLUMN_PX <= overview["client"], narrowest
         groups = p.locator("#headline tbody").evaluate_all("(nodes) => nodes.map(n => n.className)")
         assert groups == ["real", "simulated"], groups
         assert "not evidence" in p.inner_text("#headline tbody.simulated tr.group")
         browser.screenshot(f"headline-1280{study.__name__}.png", "#overview")
         assert browser.console_errors == []
+
+
+def test_the_forest_plot_draws_one_row_per_run_and_arm_pair_real_runs_first(
+    tmp_path: Path,
+) -> None:
+    """The effect sizes' forest plot in Chromium: a row per run and compared arm that has a
+    subject scored in both arms, the real run (mixed-fate) above the simulated ones, each
+    simulated row labelled; the headline shows the effect with its interval."""
+    from tests.report.evidence import write_missing_evidence
+
+    data = tmp_path / "data"
+    write_dose_evidence(data)
+    write_missing_evidence(data)
+    write_all(data, data / "report", tmp_path / "reports", None)
+    with open_page(data / "report" / "index.html") as browser:
+        p = browser.page
+        assert browser.console_errors == []
+        size = browser.chart_sizes()["effects"]
+        assert size["width"] > 300 and size["height"] > 50, size
+        labels = p.evaluate(
+            "() => [...document.querySelectorAll('#chart-effects g.role-axis-label text')]"
+            ".map(t => t.textContent)"
+        )
+        rows = [label for label in labels if " · " in label]
+        assert rows == [
+            "mixed-fate · mess-00 − mess-03",  # mess-10 was excluded: no subject, no row
+            *(f"{run} · mess-00 − {arm} [simulated]"
+              for run in ("run-a", "run-b") for arm in ARMS[1:]),
+        ], labels  # fmt: skip
+        points = p.locator("#chart-effects g.mark-symbol.role-mark path")
+        assert points.count() == len(rows)
+        p.locator("#chart-effects").scroll_into_view_if_needed()
+        browser.screenshot("effects-forest.png")
+        shown = p.locator("#headline tr:has(a[href='#run-run-a']) td.effect").inner_text()
+    head = json.loads((tmp_path / "reports" / "metrics.json").read_text())["run-a"]
+    interval = f"[{signed(head['effect_lo'])}, {signed(head['effect_hi'])}]"
+    assert shown.split("\n")[0] == f"{signed(head['effect'])} {interval}", shown
+    assert shown.split("\n")[1] == f"mess-00 − {ARMS[-1]}"

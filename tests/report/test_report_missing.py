@@ -54,8 +54,9 @@ def test_every_reason_for_missing_evidence_has_one_missing_state() -> None:
 def test_a_run_without_a_scored_cell_has_null_rates_and_no_p(reported: Path) -> None:
     metrics = json.loads((reported / "reports" / "metrics.json").read_text())
     waiting = metrics["paid-wait"]
-    assert waiting["awaiting"] == 1
-    for key in ("reuse_ref", "reuse_min", "reuse_max", "correct_ref", "p_min", "sig_arms"):
+    assert waiting["calls_done"] == 0
+    for key in ("reuse_ref", "reuse_min", "reuse_max", "correct_ref", "p_min", "sig_arms",
+                "effect", "effect_lo", "effect_hi"):  # fmt: skip
         assert waiting[key] is None, key
     # mixed-fate: mess-10 was excluded by the plan, so only mess-03 has a rate (1 of 1 scored)
     assert (metrics["mixed-fate"]["reuse_min"], metrics["mixed-fate"]["reuse_max"]) == (1.0, 1.0)

@@ -14,6 +14,7 @@ from assay.report.adjudicated import build_adjudicated
 from assay.report.compare import CompareError, compare_runs, sentence
 from assay.report.costs import build_costs, render_costs_markdown
 from assay.report.database import connect
+from assay.report.effects import effect_text
 from assay.report.primary import build_reports, render_markdown
 from assay.report.rescore import build_rescore_reports, headlines, render_rescore_markdown
 from assay.science.adjudication import AdjudicationError, load_adjudications
@@ -170,6 +171,10 @@ def test_cross_model_comparison_counts_reuse_per_subject(tmp_path: Path, case: d
     assert comparison["exploratory"] is True and "significant" not in test
     text = sentence(record, record.tests[0])
     assert f"on {case['first_more']} of {len(case['first'])} subjects" in text
+    effect = test["effect"]
+    assert {key: effect[key] for key in case["effect"]} == case["effect"]
+    assert effect["ci_low"] <= effect["estimate"] <= effect["ci_high"]
+    assert f"effect {effect_text(record.tests[0].effect)}, `a`'s per-subject reuse rate" in text
 
 
 def test_runs_of_different_scenarios_do_not_compare(tmp_path: Path) -> None:

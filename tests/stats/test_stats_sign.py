@@ -205,3 +205,49 @@ def test_a_remembered_table_spares_the_scipy_stats_import(sign_memo) -> None:
         [sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True
     ).stdout.split()
     assert shown == [repr(stats.sign_test_p(5, 1)), "False"]
+
+
+def test_the_pinned_digest_is_the_installed_scipys_table() -> None:
+    """SIGN_TEST_TABLES pins the table this scipy computes: an upgraded scipy fails here until
+    its digest is added (until then its p-values are never read from the memo)."""
+    from importlib.metadata import version
+
+    from assay.science import stats
+
+    assert stats.SIGN_TEST_TABLES.get(version("scipy")) == stats.table_digest(
+        stats.computed_sign_test_table()
+    )
+
+
+def test_a_remembered_table_with_one_value_changed_is_never_used(sign_memo) -> None:
+    """A table of the right shape whose one value was changed (by hand, a disk, another
+    program) fails its digest: the p-value is scipy's, and the memo holds scipy's table again."""
+    from scipy.stats import binomtest
+
+    from assay.science import stats
+
+    expected = float(binomtest(3, 15, p=0.5).pvalue)
+    assert stats.sign_test_p(3, 12) == expected
+    (remembered,) = sign_memo.rglob("*.json")
+    table = json.loads(remembered.read_text(encoding="utf-8"))
+    table[15][3] = 0.001  # still a valid-looking table: only its digest says otherwise
+    assert stats._is_table(table)
+    remembered.write_text(json.dumps(table), encoding="utf-8")
+    stats._sign_test_table.cache_clear()
+    assert stats.sign_test_p(3, 12) == expected
+    assert json.loads(remembered.read_text(encoding="utf-8"))[15][3] == expected
+
+
+def test_a_scipy_without_a_pinned_digest_never_reads_the_memo(sign_memo, monkeypatch) -> None:
+    """Nothing could check a remembered table of an unpinned scipy: each p-value is computed."""
+    from scipy.stats import binomtest
+
+    from assay.science import stats
+
+    stats.sign_test_p(3, 12)  # remembers the pinned version's table
+    (remembered,) = sign_memo.rglob("*.json")
+    monkeypatch.setattr(stats, "SIGN_TEST_TABLES", {})
+    stats._sign_test_table.cache_clear()
+    assert stats._sign_test_table() is None
+    assert stats.sign_test_p(3, 12) == float(binomtest(3, 15, p=0.5).pvalue)
+    assert list(sign_memo.rglob("*.json")) == [remembered]

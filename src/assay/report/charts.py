@@ -82,6 +82,25 @@ class ChainPoint(Frozen):
     reuse_rate: float
 
 
+class EffectRow(Frozen):
+    """One run and arm pair's effect size (a forest plot row): the mean per-subject rate
+    difference, reference arm minus the other arm, with its exact 95% interval."""
+
+    row: str
+    """The row's label: run, arms, the step after the first, and ``[simulated]``."""
+    run: str
+    step: int
+    reference_arm: str
+    arm: str
+    kind: str
+    """``real`` or ``simulated``: simulated rows are labelled and drawn apart in colour."""
+    estimate: float
+    ci_low: float
+    ci_high: float
+    p_value: float
+    subjects: int
+
+
 class CostBar(Frozen):
     """One metric's mean change per output of one verdict."""
 
@@ -318,3 +337,75 @@ def duplication_cost(rows: Sequence[CostBar]) -> VegaLite:
             y="independent"
         )
     )
+
+
+def effect_rows(reports: Mapping[str, RunReport], runs: Sequence[str]) -> list[EffectRow]:
+    """One row per run, step and arm compared with the reference that has an effect (a subject
+    scored in both arms), in ``runs`` order (the page's: real runs first), each run's steps
+    and arms in order."""
+    rows = []
+    for name in runs:
+        report = reports[name]
+        simulated = report.run.simulated
+        for test in report.sign_tests:
+            effect = test.effect
+            if effect is None:
+                continue
+            step = "" if test.step == 1 else f" · step {test.step}"
+            rows.append(
+                EffectRow(
+                    row=f"{name} · {test.reference_arm} − {test.arm}{step}"
+                    + (" [simulated]" if simulated else ""),
+                    run=name,
+                    step=test.step,
+                    reference_arm=test.reference_arm,
+                    arm=test.arm,
+                    kind="simulated" if simulated else "real",
+                    estimate=effect.estimate,
+                    ci_low=effect.ci_low,
+                    ci_high=effect.ci_high,
+                    p_value=effect.p_value,
+                    subjects=effect.subjects,
+                )
+            )
+    return rows
+
+
+@_none_without_rows
+def forest(rows: Sequence[EffectRow]) -> VegaLite:
+    """The effect sizes as a forest plot: one row per run and arm pair in the rows' order, the
+    95% interval as a line, the estimate as a point, 0 (no difference) as a rule."""
+    order = [row.row for row in rows]
+    base = alt.Chart(_data(rows)).encode(
+        y=alt.Y("row:N", sort=order, title=None, axis=alt.Axis(labelLimit=420)),
+        color=alt.Color(
+            "kind:N",
+            title="answers from",
+            scale=alt.Scale(domain=["real", "simulated"], range=["#1b7837", "#8c8c8c"]),
+        ),
+        tooltip=[
+            "run:N",
+            "step:O",
+            "reference_arm:N",
+            "arm:N",
+            "kind:N",
+            "subjects:Q",
+            "estimate:Q",
+            "ci_low:Q",
+            "ci_high:Q",
+            "p_value:Q",
+        ],
+    )
+    scale = alt.Scale(domain=[-1, 1])
+    interval = base.mark_rule(strokeWidth=2).encode(
+        x=alt.X(
+            "ci_low:Q",
+            scale=scale,
+            title="reuse-rate difference, reference arm − arm (95% interval)",
+        ),
+        x2="ci_high:Q",
+    )
+    point = base.mark_point(filled=True, size=60).encode(x=alt.X("estimate:Q", scale=scale))
+    zero = alt.Chart(alt.Data(values=[{"x": 0}])).mark_rule(strokeDash=[4, 4]).encode(x="x:Q")
+    chart = alt.layer(zero, interval, point).properties(width=WIDTH, height=alt.Step(16))
+    return _spec(chart)

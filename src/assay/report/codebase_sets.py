@@ -14,8 +14,10 @@ from pathlib import Path
 from typing import Literal
 
 from assay.core.records import Frozen
+from assay.report.effects import interval_text, signed
 from assay.report.primary import SIMULATED_BANNER, report_json
 from assay.report.scenarios import ArmCells, ScenarioReport, ScenarioRun
+from assay.science.effect import SignFlipEffect
 
 VARIANTS = (
     ("codebase-noimport", "no helper import"),
@@ -39,6 +41,9 @@ class VariantRun(Frozen):
     reused: tuple[int | None, int | None]
     unscored: tuple[int, int]
     per_arm: int
+    effect: SignFlipEffect | None = None
+    """Clean minus inconsistent per-subject reuse rate, its mean with the exact 95% interval
+    (the scenario report's effect size at step 1; ``None`` without a subject scored in both)."""
 
 
 class VariantRow(Frozen):
@@ -84,6 +89,7 @@ def _variant_run(report: ScenarioReport, run: ScenarioRun) -> VariantRun:
     first = report.steps.get("1")
     cells = first.cells if first else {}
     clean, messy = (cells.get(arm, {}).get(run.run) for arm in (reference, other))
+    test = first.tests.get(other, {}).get(run.run) if first else None
 
     def reused(c: ArmCells | None) -> int | None:
         return c.reused if c and c.scored else None
@@ -98,6 +104,7 @@ def _variant_run(report: ScenarioReport, run: ScenarioRun) -> VariantRun:
         reused=(reused(clean), reused(messy)),
         unscored=(unscored(clean), unscored(messy)),
         per_arm=clean.scored + unscored(clean) if clean else 0,
+        effect=test.effect if test else None,
     )
 
 
@@ -145,6 +152,8 @@ def cell_text(runs: Sequence[VariantRun], run_label: str = "`{}`") -> str:
         unscored = [str(n) for n in run.unscored]
         if any(run.unscored):
             text += f" ({' / '.join(unscored)} unscored)"
+        if run.effect is not None:
+            text += f", effect {signed(run.effect.estimate)} {interval_text(run.effect)}"
         texts.append(text + (f" ({run_label.format(run.run)})" if len(runs) > 1 else ""))
     return "; ".join(texts)
 
@@ -167,7 +176,9 @@ def render_codebase_sets_markdown(report: CodebaseSets) -> str:
     parts.append(
         "Cells that reused the helper at step 1, clean arm / inconsistent arm, out of the cells "
         "per arm (subjects × repeats), with the unscored ones (ambiguous, rejected or missing) "
-        "counted beside; — where a model has no run of that variant or no scored cell. The scenario "
+        "counted beside; — where a model has no run of that variant or no scored cell. The effect "
+        "is the mean per-subject reuse-rate difference, clean minus inconsistent, with its exact "
+        "95% interval (a preregistered secondary analysis beside the sign test). The scenario "
         "reports (`scenarios/codebase*.md`) hold the mixed, duplicated and missing cells, the "
         "subjects and the sign tests.\n"
     )

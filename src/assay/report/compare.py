@@ -24,10 +24,12 @@ import duckdb
 
 from assay.core.errors import InputError
 from assay.core.records import Frozen
+from assay.report.effects import effect_text
 from assay.report.kinds import ABSTRACTION
 from assay.report.primary import SIMULATED_BANNER
 from assay.report.query import rows
 from assay.report.run_records import LabelledRun
+from assay.science.effect import SignFlipEffect, rate_difference, sign_flip_effect
 from assay.science.stats import sign_test_p
 
 EXPLORATORY = "exploratory: a comparison the study did not preregister; not a confirmatory test"
@@ -72,6 +74,10 @@ class ArmComparison(Frozen):
     second_reused_cells: int
     p_value: float | None
     subjects_detail: tuple[SubjectReuse, ...]
+    effect: SignFlipEffect | None = None
+    """Per subject with a scored cell in both runs, the first run's reuse rate over its scored
+    cells minus the second's; their mean with its exact sign-flip p and 95% interval
+    (:mod:`assay.science.effect`); ``None`` without such a subject. Exploratory, as the test."""
 
 
 class ModelComparison(Frozen):
@@ -198,7 +204,25 @@ def _arm(
         second_reused_cells=sum(d.second_reused for d in detail),
         p_value=round(sign_test_p(more, fewer), 10) if detail else None,
         subjects_detail=tuple(detail),
+        effect=_effect(step, arm, subjects, a, b),
     )
+
+
+def _effect(
+    step: int,
+    arm: str,
+    subjects: list[str],
+    a: Mapping[Key, SubjectCount],
+    b: Mapping[Key, SubjectCount],
+) -> SignFlipEffect | None:
+    """The first run's per-subject reuse rate minus the second's, over the subjects with a
+    scored cell in both (a subject need not be complete, as for the run reports' effect)."""
+    differences = []
+    for subject in subjects:
+        ca, cb = a.get((step, arm, subject)), b.get((step, arm, subject))
+        if ca is not None and cb is not None and ca.scored and cb.scored:
+            differences.append(rate_difference((ca.reused, ca.scored), (cb.reused, cb.scored)))
+    return sign_flip_effect(differences) if differences else None
 
 
 def _compared(run: LabelledRun) -> ComparedRun:
@@ -263,14 +287,23 @@ def sentence(comparison: ModelComparison, test: ArmComparison) -> str:
         if left_out
         else ""
     )
+    effect = (
+        f"; effect {effect_text(test.effect)}, `{first}`'s per-subject reuse rate minus "
+        f"`{second}`'s"
+        if test.effect is not None
+        else ""
+    )
     if not test.subjects:
-        return f"{test.arm}{step}: no subject scored in both `{first}` and `{second}`{excluded}"
+        return (
+            f"{test.arm}{step}: no subject scored in both `{first}` and `{second}`{excluded}"
+            + effect
+        )
     return (
         f"{test.arm}{step}: `{first}` reused in more cells than `{second}` on "
         f"{test.first_more} of {test.subjects} subjects and in fewer on "
         f"{test.second_more} (sign test p = {test.p_value or 0.0:.4g}; "
         f"{test.first_reused_cells} against {test.second_reused_cells} reused cells"
-        f"{excluded})"
+        f"{excluded}){effect}"
     )
 
 

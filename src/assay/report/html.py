@@ -36,6 +36,7 @@ from assay.report.codebase_sets import CodebaseSets, table_rows
 from assay.report.compare import sentence
 from assay.report.costs import HEADLINE, VERDICTS, WITHIN_SUBJECT, Costs, pivot
 from assay.report.denominators import descriptive_text
+from assay.report.effects import signed
 from assay.report.headline import Headline
 from assay.report.kinds import ABSTRACTION, CORRECTNESS, ReportKind
 from assay.report.page import (
@@ -70,6 +71,7 @@ def _environment() -> jinja2.Environment:
     )
     environment.filters["number"] = _number
     environment.filters["code_spans"] = code_spans
+    environment.filters["signed"] = signed
     environment.globals["cells_href"] = cells_href
     environment.globals["cell_href"] = cell_href
     environment.globals["subject_href"] = subject_href
@@ -311,6 +313,7 @@ def page_context(
             "verdict or missing state",
             [run.run for run in runs],
         ),
+        "effects": charts.forest(charts.effect_rows(primary, [run.run for run in runs])),
         "chain_steps": charts.chain_steps(
             charts.chain_rows({name: report.outcome_counts for name, report in primary.items()})
         ),

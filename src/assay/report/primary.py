@@ -24,6 +24,14 @@ from assay.report.denominators import (
     differential_missingness,
     missingness_line,
 )
+from assay.report.effects import (
+    CONTROLLED_PROBES,
+    EFFECT_COLUMNS,
+    EFFECT_NOTE,
+    RatePair,
+    effect_cells,
+    effects_by_comparison,
+)
 from assay.report.kinds import ABSTRACTION, CORRECTNESS, KINDS, ReportKind
 from assay.report.query import rows, rows_by_run
 from assay.report.run_records import (
@@ -48,6 +56,7 @@ from assay.report.run_records import (
     preregistration_of,
 )
 from assay.report.verdict_sets import NOTHING_TO_TEST
+from assay.science.effect import SignFlipEffect
 from assay.science.stats import Inference, decide, holm
 
 SIMULATED_BANNER = (
@@ -117,19 +126,24 @@ def published_decision(
 
 
 def sign_test_rows(
-    comparisons: Iterable[Comparison], kind: ReportKind = ABSTRACTION
+    comparisons: Iterable[Comparison],
+    kind: ReportKind = ABSTRACTION,
+    effects: Mapping[tuple[int, str], SignFlipEffect | None] | None = None,
 ) -> list[SignTest]:
     """Each comparison with ``significant``, ``descriptive_only`` and ``note`` from
-    :func:`assay.science.stats.decide` (the one place they are decided); a secondary report's rows
-    are never significant."""
+    :func:`assay.science.stats.decide` (the one place they are decided), and its effect size from
+    ``effects`` (by step and arm; never part of the decision); a secondary report's rows are
+    never significant."""
     tests = []
     for c in comparisons:
+        effect = (effects or {}).get((c.step, c.arm))
         if not c.complete_subjects:
             tests.append(
                 SignTest(
                     **c.model_dump(exclude={"p_value"}),
                     p_value=None,
                     **NOTHING_TO_TEST.model_dump(),
+                    effect=effect,
                 )
             )
             continue
@@ -143,7 +157,7 @@ def sign_test_rows(
         if not kind.confirmatory:
             decided["significant"] = None
             decided["note"] = "secondary diagnostic (descriptive): " + inference.note
-        tests.append(SignTest(**{**c.model_dump(), "p_value": p, **decided}))
+        tests.append(SignTest(**{**c.model_dump(), "p_value": p, **decided}, effect=effect))
     return with_holm(tests)
 
 
@@ -203,6 +217,10 @@ def build_reports(
     headlines; ``adjudication``: the human decisions): each only where there is some."""
     runs = rows(con, "SELECT * FROM runs ORDER BY run", LabelledRun, query="runs")
     comparisons = _query(con, "comparisons.sql", Comparison, kind)
+    effects = {
+        run: effects_by_comparison(pairs)
+        for run, pairs in _query(con, "rate_differences.sql", RatePair, kind).items()
+    }
     counts = _query(con, "verdict_counts.sql", OutcomeCount, kind)
     subjects = _query(con, "subject_table.sql", SubjectCells, kind)
     execution = _query(con, "execution.sql", ExecutionCount, kind)
@@ -234,6 +252,7 @@ def build_reports(
         built[name] = RunReport(
             report=kind.name,
             scale=kind.scale,
+            scope=CONTROLLED_PROBES if kind.confirmatory else None,
             run=run,
             execution=tuple(execution.get(name, [])),
             excluded=tuple(excluded.get(name, [])),
@@ -246,7 +265,7 @@ def build_reports(
             ),
             outcome_counts=tuple(outcome_counts),
             subjects=tuple(subjects.get(name, [])),
-            sign_tests=tuple(sign_test_rows(comparisons.get(name, []), kind)),
+            sign_tests=tuple(sign_test_rows(comparisons.get(name, []), kind, effects.get(name))),
             repeat_agreement=tuple(agreement.get(name, [])),
             rates=tuple(
                 ShownRate(
@@ -461,6 +480,8 @@ def render_markdown(report: RunReport) -> str:
     kind = kind_of(report)
     scale = " < ".join(kind.scale)
     parts = [f"# {kind.title}: {report.run.run}\n", *_header(report)]
+    if report.scope:
+        parts.append(report.scope + "\n")
     parts.append("## Provider calls\n")
     parts.append(
         markdown_table(report.execution, ["status", "calls", "reserved_usd", "reported_usd"])
@@ -479,6 +500,7 @@ def render_markdown(report: RunReport) -> str:
     note = multiple_arms_note(report)
     if note:
         parts.append("\n" + note + "\n")
+    parts += effect_section(report)
     parts += deviation_section(report)
     parts += _rescoring_section(report) + _adjudication_section(report)
     parts += repeat_agreement_section(report, kind)
@@ -492,6 +514,18 @@ def render_markdown(report: RunReport) -> str:
         )
     )
     return "\n".join(parts)
+
+
+def effect_section(report: RunReport) -> list[str]:
+    """The effect size of every comparison, beside (never instead of) the sign test."""
+    if not report.sign_tests:
+        return []
+    rows = [effect_cells(t.step, t.reference_arm, t.arm, t.effect) for t in report.sign_tests]
+    return [
+        "## Effect size (preregistered secondary analysis)\n",
+        EFFECT_NOTE + "\n",
+        markdown_grid(EFFECT_COLUMNS, rows),
+    ]
 
 
 def shown_test(test: SignTest) -> list[object]:

@@ -13,6 +13,7 @@ from pydantic import Field
 from assay.core.records import Frozen
 from assay.evidence import RunRow
 from assay.evidence.plan import PreregisteredChange, Preregistration, Replanned
+from assay.science.effect import SignFlipEffect
 
 
 def _absent(value: object) -> bool:
@@ -66,12 +67,17 @@ class Comparison(Frozen):
 
 
 class SignTest(Comparison):
-    """A comparison with its decision (:func:`assay.science.stats.decide`) and Holm-adjusted p."""
+    """A comparison with its decision (:func:`assay.science.stats.decide`) and Holm-adjusted p,
+    and beside it the effect size (:mod:`assay.report.effects`): a preregistered secondary
+    analysis that never decides ``significant``."""
 
     p_holm: float | None = None
     significant: bool | None
     descriptive_only: bool
     note: str
+    effect: SignFlipEffect | None = None
+    """The mean per-subject rate difference with its exact p and 95% interval; ``None`` when no
+    subject has a scored cell in both arms."""
 
 
 class OutcomeCount(Frozen):
@@ -266,6 +272,9 @@ class RunReport(Frozen):
     report: str
     """The kind's name: ``abstraction`` or ``correctness``."""
     scale: tuple[str, ...]
+    scope: str | None = Field(default=None, exclude_if=_absent)
+    """The primary report's statement of what its tasks are (the seed's controlled-probes
+    sentence, :data:`assay.report.effects.CONTROLLED_PROBES`)."""
     run: ReportedRun
     execution: tuple[ExecutionCount, ...]
     excluded: tuple[Excluded, ...]

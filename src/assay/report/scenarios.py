@@ -25,10 +25,12 @@ from assay.evidence.plan import DEVIATION_LABEL
 from assay.fixtures.chain import earlier_steps_called
 from assay.report.compare import EXPLORATORY, ModelComparison, sentence
 from assay.report.database import query_text
+from assay.report.effects import effect_text
 from assay.report.kinds import ABSTRACTION
 from assay.report.primary import SIMULATED_BANNER, write_report_files
 from assay.report.query import rows
 from assay.report.run_records import RunReport, SignTest
+from assay.science.effect import SignFlipEffect
 
 R = TypeVar("R", bound=Frozen)
 
@@ -145,6 +147,8 @@ class ScenarioTest(Frozen):
     p_holm: float | None
     significant: bool | None
     descriptive_only: bool
+    effect: SignFlipEffect | None = None
+    """The run's effect size for this arm (a preregistered secondary analysis, beside)."""
 
     @classmethod
     def of(cls, test: SignTest) -> ScenarioTest:
@@ -157,7 +161,7 @@ class ScenarioTest(Frozen):
         )
 
 
-CARRIED = {"ties", "p_value", "p_holm", "significant", "descriptive_only"}
+CARRIED = {"ties", "p_value", "p_holm", "significant", "descriptive_only", "effect"}
 """The fields a scenario test carries from its run's sign test as they are."""
 
 
@@ -377,7 +381,9 @@ def render_scenario_markdown(report: ScenarioReport) -> str:
         parts.append(_side_by_side(arms, runs, tables.subjects, _subjects_text))
         parts.append(
             f"\nEach arm against `{arms[0]}` (paired sign test; regressed = subjects that "
-            "reused less at that arm):\n"
+            "reused less at that arm; then the effect size, a preregistered secondary analysis "
+            "that never replaces the sign test: the mean per-subject reuse-rate difference, "
+            f"`{arms[0]}` minus the arm, with its exact 95% interval and sign-flip p):\n"
         )
         parts.append(_side_by_side(arms[1:], runs, tables.tests, _test_text))
     if report.model_comparisons:
@@ -436,12 +442,13 @@ def _subjects_text(s: SubjectMedians) -> str:
 
 
 def _test_text(t: ScenarioTest) -> str:
+    effect = f"; effect {effect_text(t.effect)}" if t.effect is not None else ""
     if t.p_value is None:
-        return "— (no complete subject)"
+        return "— (no complete subject)" + effect
     flag = " *" if t.significant else (" (descriptive)" if t.descriptive_only else "")
     return (
         f"regressed {t.regressed}, improved {t.improved}, p={t.p_value:.4g}"
-        f" (Holm {t.p_holm or 0.0:.4g}){flag}"
+        f" (Holm {t.p_holm or 0.0:.4g}){flag}{effect}"
     )
 
 

@@ -6,7 +6,9 @@
   by ``scipy.stats.binomtest``; the result echoes its inputs. Up to :data:`TABLE_PAIRS` pairs
   the p-value is read from scipy's own table of every such test, computed once per machine and
   scipy version and remembered (:mod:`assay.core.memo`, kind ``sign-test``): importing
-  ``scipy.stats`` costs about a second, and every export and report stage needs a p-value.
+  ``scipy.stats`` costs about a second, and every export and report stage needs a p-value. A
+  remembered table is read only when its sha256 is the one :data:`SIGN_TEST_TABLES` pins for
+  the installed scipy, so a tampered or corrupted memo is never published.
 * :func:`paired_comparison`: per subject, the lower median of each arm over its repeats; a
   subject is complete only when every repeat of both compared arms is on the scale (``None``,
   ``ambiguous``, ``rejected``, ``evaluator-failure`` and anything else off the scale are missing
@@ -142,28 +144,55 @@ def _binomtest_p(k: int, n: int) -> float:
     return float(binomtest(k, n, p=0.5, alternative="two-sided").pvalue)
 
 
+SIGN_TEST_TABLES = {
+    "1.17.1": "ad8beac1b847e90a95210595f7ddf037a5b5f1c53dbbd7b684fba91fdc6e8bd8",
+}
+"""The sha256 of the canonical JSON of scipy's table (:func:`_sign_test_table`), by scipy
+version: a remembered table is read only when its digest is this one. The memo lives outside DVC,
+where nothing else checks it, so a table of the right shape with one value changed (by hand, by a
+disk, by another program) is computed again, never published. A scipy version without a digest
+here is not read from the memo at all (each p-value is one ``binomtest``, as with the memo off);
+``tests/stats/test_stats_sign.py`` fails until the installed version's digest is added."""
+
+
+def table_digest(table: object) -> str:
+    """The digest :data:`SIGN_TEST_TABLES` holds for ``table``."""
+    from assay.core.digest import canonical_json, sha256_hex
+
+    return sha256_hex(canonical_json(table))
+
+
+def computed_sign_test_table() -> list[list[float]]:
+    """``table[n][k]``: scipy's p-value for ``k`` of ``n`` pairs, for every ``n`` up to
+    :data:`TABLE_PAIRS` (2,145 ``binomtest`` calls)."""
+    return [
+        [_binomtest_p(k, n) if n else 1.0 for k in range(n + 1)] for n in range(TABLE_PAIRS + 1)
+    ]
+
+
 @functools.cache
 def _sign_test_table() -> list[list[float]] | None:
-    """``table[n][k]``: scipy's p-value for ``k`` of ``n`` pairs, for every ``n`` up to
-    :data:`TABLE_PAIRS`; from the memo when it holds this scipy version's table (floats survive
-    its JSON unchanged), else computed and remembered. ``None`` with the memo off
-    (``ASSAY_MEMO=off``): nothing would keep the 2,145 values, so each p-value is one
-    ``binomtest`` instead."""
+    """:func:`computed_sign_test_table`, from the memo when it holds this scipy version's table
+    with the digest :data:`SIGN_TEST_TABLES` pins (floats survive its JSON unchanged), else
+    computed and remembered. ``None`` with the memo off (``ASSAY_MEMO=off``), where nothing would
+    keep the 2,145 values, and for a scipy version without a pinned digest, where nothing could
+    check them: each p-value is one ``binomtest`` instead."""
     from importlib.metadata import version
 
     from assay.core.memo import Memo, key_of
 
     memo = Memo("sign-test")
-    if not memo.enabled:
+    scipy_version = version("scipy")
+    pinned = SIGN_TEST_TABLES.get(scipy_version)
+    if not memo.enabled or pinned is None:
         return None
-    key = key_of({"scipy": version("scipy"), "pairs": TABLE_PAIRS, "test": "binomtest p=0.5"})
+    key = key_of({"scipy": scipy_version, "pairs": TABLE_PAIRS, "test": "binomtest p=0.5"})
     found = memo.get(key)
-    if _is_table(found):
+    if _is_table(found) and table_digest(found) == pinned:
         return found
-    table = [
-        [_binomtest_p(k, n) if n else 1.0 for k in range(n + 1)] for n in range(TABLE_PAIRS + 1)
-    ]
-    memo.put(key, table)
+    table = computed_sign_test_table()
+    if table_digest(table) == pinned:  # else this machine's scipy differs: use, never remember
+        memo.put(key, table)
     return table
 
 
