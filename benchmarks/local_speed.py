@@ -1,7 +1,7 @@
 """One run's local generation, three ways side by side in one invocation: assay's provider as it
 is now, assay's server as it was before the prompt cache, and llama.cpp's own server.
 
-    uv run python benchmarks/local_speed.py [--run qwen-v1] [--calls N] [--sides a,b,c]
+    uv run python benchmarks/local_speed.py [--run qwen-bank-new] [--calls N] [--sides a,b,c]
 
 (``--sides`` also takes ``assay:N``: assay's side with batches of N tokens instead of the
 profile's, to compare batch sizes in one invocation; and ``assay-passive``: assay's side with
@@ -184,7 +184,7 @@ def llama_server_side(profile: ModelProfile, calls: list, *, log: Path) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--run", default="qwen-v1")
+    parser.add_argument("--run", default="qwen-bank-new")
     parser.add_argument("--calls", type=int, default=None, help="the first N calls only")
     parser.add_argument("--sides", default=",".join(SIDES))
     parser.add_argument("--logs", type=Path, default=Path("/tmp/assay-local-speed"))

@@ -22,7 +22,7 @@ from tests.study import Study
 
 pytestmark = [pytest.mark.dvc, pytest.mark.docker]
 
-REAL_RUN = "qwen-v1"
+REAL_RUN = "qwen-bank-new"
 """The study's real model (Qwen2.5-Coder-1.5B, chat with the answer prefilled)."""
 
 

@@ -24,7 +24,7 @@ from tests.study import Study
 
 pytestmark = [pytest.mark.dvc, pytest.mark.docker, pytest.mark.browser]
 
-REAL_RUN = "qwen-v1"
+REAL_RUN = "qwen-bank-new"
 
 
 SYNCED = "() => !document.body.innerText.includes('Syncing data')"

@@ -1,5 +1,5 @@
 """The real local model through real `dvc repro`: the default study's Qwen2.5-Coder-1.5B run on
-v1 and its reproduction (the shared study: two subjects, one repeat), and a server killed
+the task bank's new subjects (bank-new) and its reproduction (the shared study: two subjects, one repeat), and a server killed
 mid-run.
 
 - the plan binds the weights' sha256, the runtime's version and build and every decoding
@@ -32,7 +32,7 @@ from tests.study import Study
 pytestmark = [pytest.mark.dvc, pytest.mark.docker]
 
 QWEN = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
-RUNS = ("qwen-v1", "qwen-v1-again")
+RUNS = ("qwen-bank-new", "qwen-bank-new-again")
 PREFIX = "```python\ndef implement("
 
 
@@ -144,7 +144,7 @@ def test_a_killed_server_halts_its_run_only_and_nothing_answered_is_sent_again(
     beside it gets its evidence and report in that same `dvc repro`. The halted run's report
     and `assay run list` say why it stopped and what comes next, never `budget-halted` (a free
     run has no budget); the next `dvc repro` sends its unanswered calls, nothing twice."""
-    repo, run, beside = study_copy, "qwen-v1-killed", "sim-follower-v1-beside"
+    repo, run, beside = study_copy, "qwen-bank-new-killed", "sim-follower-v1-beside"
     params = yaml.safe_load(repo.read("params.yaml"))
     params["runs"][run] = {**params["runs"][RUNS[0]], "repeats": 2}
     params["runs"][beside] = params["runs"]["sim-follower-v1"]

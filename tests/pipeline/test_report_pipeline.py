@@ -257,7 +257,7 @@ def test_a_run_removed_from_params_leaves_the_page_and_every_report(
 ) -> None:
     """DVC keeps the outputs of a removed foreach stage (the run's plan and authorization
     folders stay on disk): the report shows only the runs params.yaml declares."""
-    removed, kept = "qwen-v1-again", "qwen-v1"
+    removed, kept = "qwen-bank-new-again", "qwen-bank-new"
     assert f'href="#run-{removed}"' in study.read("data/report/index.html")
     assert "## Reproduction" in study.read(f"data/report/runs/{kept}/abstraction.md")
     repo = study_copy
@@ -271,8 +271,8 @@ def test_a_run_removed_from_params_leaves_the_page_and_every_report(
     assert set(json.loads(repo.read("reports/metrics.json"))) == set(params["runs"])
     for name in (
         "data/report/index.html",
-        "data/report/scenarios/v1.md",
-        "data/report/scenarios/v1.json",
+        "data/report/scenarios/bank-new.md",
+        "data/report/scenarios/bank-new.json",
         "data/report/duplication_cost.json",
         "reports/plots/verdicts_by_arm.csv",
     ):
