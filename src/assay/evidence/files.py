@@ -259,6 +259,18 @@ def answers_source_label(plan: Plan) -> str | None:
     )
 
 
+def qualification_label(plan: Plan) -> str | None:
+    """What a qualification run sends, in words; ``None`` for every other run."""
+    if plan.qualification is None:
+        return None
+    return (
+        f"{plan.qualification.sample} of the {plan.qualification.of} cells of "
+        f"{plan.scenario}, sent to qualify the route {plan.model.model} via "
+        f"{plan.model.provider}"
+        + (f" (pinned to {plan.model.provider_pin})" if plan.model.provider_pin else "")
+    )
+
+
 def read_runs(data: Path = paths.DATA, runs: Collection[str] | None = None) -> list[RunRow]:
     """One row per planned run under ``data`` (only those named in ``runs``, when given): its
     plan, and its authorization when decided. A run removed from params.yaml keeps its plan
@@ -280,6 +292,7 @@ def read_runs(data: Path = paths.DATA, runs: Collection[str] | None = None) -> l
                 simulated=is_simulated(plan, data),
                 local_model=local_model_label(plan),
                 answers_source=answers_source_label(plan),
+                qualification=qualification_label(plan),
                 plan_content=plan.content_hash,
                 repeats=plan.repeats,
                 arms=plan.arms,

@@ -280,6 +280,9 @@ class RunRow(Frozen):
     answers_source: str | None = None
     """Where an ``inspect-log`` run's answers came from, described: the Inspect log's path and
     sha256, the task and the model Inspect named (assay did not control their spend)."""
+    qualification: str | None = None
+    """A qualification run of its route (``runs.RUN.qualifies``), described: the sample of the
+    scenario's cells it sends; ``None`` for every other run."""
     plan_content: str = ""
     """The plan's hash apart from its run id (``Plan.content_hash``): runs sharing it are fresh
     runs of one plan."""

@@ -74,6 +74,11 @@ INSPECT_LOG_BANNER = (
     "any retries: the log records them); assay read them from the log and scored them as any "
     "run's."
 )
+QUALIFICATION_BANNER = (
+    "> **QUALIFICATION RUN.** {label}: a small paid run that shows the route answers as "
+    "declared before a study on it may be authorized (docs/paid-runs.md). Its cells are too "
+    "few for its sign tests to decide anything: it is not a study."
+)
 TEST_COLUMNS = [
     "step", "reference_arm", "arm", "complete_subjects", "incomplete_subjects",
     "favouring_reference", "favouring_arm", "ties", "p_value", "p_holm", "significant",
@@ -418,6 +423,8 @@ def _header(report: RunReport) -> list[str]:
         parts.append(LOCAL_BANNER.format(label=run.local_model) + "\n")
     if run.answers_source:
         parts.append(INSPECT_LOG_BANNER.format(label=run.answers_source) + "\n")
+    if run.qualification:
+        parts.append(QUALIFICATION_BANNER.format(label=run.qualification) + "\n")
     scored = ", ".join(f"v{v}" for v in run.structure_evaluator) or "none"
     parts.append(mode_line(run) + "\n")
     parts.append(
