@@ -41,7 +41,7 @@ def test_statuses_follow_the_evidence(tmp_path):
     )
     (data / "plan" / "sim-follower-v1").mkdir(parents=True)
     (data / "plan" / "sim-follower-v1" / "plan.sha256").write_text("cd" * 32 + "\n")
-    (data / "execute" / "qwen-v1").mkdir(parents=True)  # a free run halted by its server
+    (data / "execute" / "qwen-bank-new").mkdir(parents=True)  # a free run halted by its server
     pq.write_table(
         pa.table(
             {
@@ -54,10 +54,10 @@ def test_statuses_follow_the_evidence(tmp_path):
                 "step": [1, 1, 1],
             }
         ),
-        data / "execute" / "qwen-v1" / "cells.parquet",
+        data / "execute" / "qwen-bank-new" / "cells.parquet",
     )
     statuses = {s.run: s for s in run_statuses(load_params(ROOT / "params.yaml"), data)}
-    assert statuses["qwen-v1"].status == (
+    assert statuses["qwen-bank-new"].status == (
         "executed: 1 completed, 1 halted, 1 provider-error (halted after local-server-exited on "
         "s/clean/r1 step 1; the next `dvc repro` tries again)"
     )
@@ -97,10 +97,10 @@ def test_run_list_prints_a_table(tmp_path, capsys):
     assert lines[0].split() == ["run", "model", "mode", "scenario", "status", "spend"]
     assert len(lines) == 1 + len(load_params(ROOT / "params.yaml").runs)
     cells = {line.split()[0]: [c.strip() for c in line.split("  ") if c.strip()] for line in lines}
-    assert cells["qwen-v1"][1:4] == [
+    assert cells["qwen-bank-new"][1:4] == [
         "qwen-coder-1-5b",
         "chat, answer prefilled with ```python⏎def implement(, sampled at temperature 0.7",
-        "v1",
+        "bank-new",
     ]
     assert cells["sim-follower-v1"][1:4] == ["sim-follower", "simulated", "v1"]
 

@@ -104,6 +104,7 @@ def test_a_free_run_that_sent_keeps_its_preregistration(paid: Repo) -> None:
                 sim={"provider": "simulated", "model": "sim-follower", "behaviour": "follower"}
             ),
             p["runs"][RUN].update(model="sim"),
+            p["runs"][RUN].pop("qualifies", None),  # a free route needs no qualification
         ),
     )
     paid.dvc("repro")
