@@ -81,7 +81,7 @@ def test_a_real_run_s_sample_holds_the_messages_as_sent_and_the_answer_as_record
         assert sample.metadata["simulated"] is False
         assert sample.started_at is not None and sample.completed_at is not None
     assert log.status == "success"
-    assert log.eval.task == "assay/v1"
+    assert log.eval.task == f"assay/{study.params['runs'][REAL_RUN]['scenario']}"
     assert log.eval.model == f"local/{plan.model.model}"
 
 

@@ -114,8 +114,13 @@ def test_default_study_runs_every_scenario_and_report_through_dvc_repro(study: S
     assert 'id="codebase-sets"' in repo.read("data/report/index.html")
 
     # simulated runs are labelled in every scenario report that holds one
+    models = params["models"]
+    simulated = {
+        s["scenario"] for s in runs.values() if models[s["model"]]["provider"] == "simulated"
+    }
     for name in scenarios:
-        assert "SIMULATED MODEL" in repo.read(f"data/report/scenarios/{name}.md")
+        labelled = "SIMULATED MODEL" in repo.read(f"data/report/scenarios/{name}.md")
+        assert labelled is (name in simulated), name
 
 
 def test_a_second_repro_runs_nothing_and_a_fixture_edit_only_what_reads_it(
