@@ -12,7 +12,10 @@
 
 ``measure`` may be called from several threads of one process at once (a Dask worker runs two
 measure tasks side by side): mypy's API keeps process-wide state (two builds at once end in
-``INTERNAL ERROR``), so the tools that run inside this process take :data:`IN_PROCESS` in turn.
+``INTERNAL ERROR``), so the tools that run inside this process take :data:`IN_PROCESS` in turn,
+and so does planning the units, which parses every candidate: CPython 3.11's AST constructor
+counts its recursion depth per interpreter, not per thread, so two threads parsing at once can
+fail with ``SystemError: AST constructor recursion depth mismatch`` (CPython gh-106905).
 """
 
 from __future__ import annotations
@@ -37,7 +40,8 @@ from assay.science.change import ChangeError, describe_change
 REPOSITORIES = "repos"
 MYPY_CONFIG = "mypy.ini"
 IN_PROCESS = threading.Lock()
-"""Held while the Python tools run in this process (never two mypy builds at once)."""
+"""Held while this process parses or measures Python (never two mypy builds or two ``ast.parse``
+at once)."""
 
 
 class _Worker:
@@ -113,7 +117,8 @@ def measure(items: Sequence[MeasureItem], *, workers: int = 2) -> list[Measureme
     if not items:
         return []
     versions = tool_versions()
-    before_units, before_of, after_of = plan_units(items)
+    with IN_PROCESS:
+        before_units, before_of, after_of = plan_units(items)
     after_units = {u.unit_id: u for u in after_of.values() if isinstance(u, Unit)}
     units = before_units + list(after_units.values())
     memo = Memo("metrics")
